@@ -1,0 +1,172 @@
+"""The one contract every game engine fulfils.
+
+Engines are stateless: every method is a pure function of its arguments. The service keeps
+each table's state as bytes (`encode`) and calls the engine for every move; bots call
+`legal_moves` / `apply` millions of times, so engines keep their states in fast private
+representations and expose only this plain API.
+
+Errors: a malformed option or move text raises `ValueError` (the service answers
+INVALID_ARGUMENT); a well-formed move that the rules forbid raises `IllegalMove`
+(FAILED_PRECONDITION). Either way nothing changes: states are never mutated.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from google.protobuf.message import Message
+
+State = TypeVar("State")
+MoveT = TypeVar("MoveT")
+
+
+class IllegalMove(Exception):
+    """A well-formed move that the rules do not allow now; the message says why."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One table option: its type, default and bounds, as ListGames shows them."""
+
+    name: str
+    type: str  # "int", "bool", "string" or "cards"
+    default: Any
+    doc: str
+    min: int | None = None
+    max: int | None = None
+
+    def check(self, value: Any) -> Any:
+        """The value converted to the option's type, or ValueError saying what is wrong."""
+        if self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"option {self.name!r} must be an integer, got {value!r}")
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise ValueError(f"option {self.name!r} must be an integer, got {value!r}")
+                value = int(value)
+            if self.min is not None and value < self.min:
+                raise ValueError(f"option {self.name!r} must be at least {self.min}, got {value}")
+            if self.max is not None and value > self.max:
+                raise ValueError(f"option {self.name!r} must be at most {self.max}, got {value}")
+            return value
+        if self.type == "bool":
+            if not isinstance(value, bool):
+                raise ValueError(f"option {self.name!r} must be true or false, got {value!r}")
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"option {self.name!r} must be a string, got {value!r}")
+        return value
+
+
+def check_options(specs: tuple[OptionSpec, ...], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options with defaults filled in; ValueError on an unknown name or a bad value."""
+    known = {spec.name: spec for spec in specs}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))}; known: {', '.join(known) or 'none'}"
+        )
+    out: dict[str, Any] = {}
+    for name, spec in known.items():
+        out[name] = spec.check(options[name]) if name in options else spec.default
+    return out
+
+
+@dataclass(frozen=True)
+class Result:
+    """Scores so far: match totals, the last finished deal, and the winners once over."""
+
+    totals: tuple[int, ...]
+    last_deal: tuple[int, ...]
+    finished: bool
+    winners: tuple[int, ...] = ()
+    deals_played: int = 0
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+    notation: str = ""
+    view_field: str = field(default="")  # the field of croupier.v1.GameView holding its view
+
+
+class Game(ABC, Generic[State, MoveT]):
+    """A game engine. Subclasses are stateless singletons registered in `engines.registry`."""
+
+    info: GameInfo
+
+    # --- set-up -------------------------------------------------------------------------
+    @abstractmethod
+    def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> State:
+        """A new match; `options` validated (ValueError), randomness only from `seed`."""
+
+    # --- play ---------------------------------------------------------------------------
+    @abstractmethod
+    def to_act(self, state: State) -> frozenset[int]:
+        """Seats that may move now; empty once the match is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: State, seat: int) -> list[MoveT]:
+        """Every move `seat` may make now (empty if it may not act)."""
+
+    @abstractmethod
+    def apply(self, state: State, seat: int, move: MoveT) -> State:
+        """The state after the move; IllegalMove if the rules forbid it. Never mutates."""
+
+    def is_over(self, state: State) -> bool:
+        return not self.to_act(state)
+
+    # --- notation -----------------------------------------------------------------------
+    @abstractmethod
+    def format_move(self, move: MoveT) -> str:
+        """Canonical notation; `parse_move(format_move(m)) == m`."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> MoveT:
+        """A move from its notation; ValueError saying what is malformed."""
+
+    def redact(self, state: State, seat: int, move: MoveT, observer: int | None) -> str:
+        """The move as `observer` may see it when `seat` plays it in `state` (hidden parts masked)."""
+        return self.format_move(move)
+
+    # --- knowledge ----------------------------------------------------------------------
+    @abstractmethod
+    def view(self, state: State, seat: int | None) -> Message:
+        """Exactly what `seat` (None: a spectator) may know, as the game's View message."""
+
+    @abstractmethod
+    def sample(self, view: Message, rng: random.Random) -> State:
+        """A full state consistent with `view`: `view(sample(v), v.seat) == v`."""
+
+    # --- outcome ------------------------------------------------------------------------
+    @abstractmethod
+    def result(self, state: State) -> Result:
+        """Per-seat scores of the last deal and of the match."""
+
+    @abstractmethod
+    def deal_number(self, state: State) -> int:
+        """0-based deal of the match in progress; bots search to the end of a deal."""
+
+    @abstractmethod
+    def num_players(self, state: State) -> int: ...
+
+    @abstractmethod
+    def partners(self, state: State, seat: int) -> frozenset[int]:
+        """Seats sharing `seat`'s reward in this deal as far as is public (itself included)."""
+
+    # --- storage ------------------------------------------------------------------------
+    @abstractmethod
+    def encode(self, state: State) -> bytes:
+        """The game's State protobuf message, serialized; `decode(encode(s)) == s`."""
+
+    @abstractmethod
+    def decode(self, data: bytes) -> State:
+        """ValueError if the bytes are not a state of this game."""
