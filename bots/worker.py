@@ -1,0 +1,564 @@
+"""`croupier bots`: worker processes that take bot seats and play them over gRPC.
+
+A worker is an ordinary client of the public API, like any frontend: it polls the lobby for
+tables waiting for a bot, claims a seat with JoinTable, follows the table's event stream with
+the seat token and submits a move whenever its seat is to act. Search is CPU-bound, so the
+command starts several processes; each one plays many tables concurrently on one event loop.
+
+Workers outlive server restarts: every RPC that fails with UNAVAILABLE is retried with backoff,
+the stream resumes from the last version seen, and seat tokens are kept (a durable store keeps
+them valid). SIGTERM/SIGINT stop a worker cleanly: the decision in hand is finished and the
+seats of unfinished tables are given back with LeaveTable so other workers can take them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import random
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+
+import grpc
+import structlog
+from croupier.v1 import croupier_pb2, croupier_pb2_grpc
+
+from bots import logging as bot_logging
+from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
+
+log = structlog.get_logger("croupier.bots")
+
+DEFAULT_SERVER = "localhost:50051"
+DEFAULT_POLL = 1.0
+RPC_TIMEOUT = 15.0
+STOP_GRACE = 30.0  # seconds a stopping worker waits for decisions in hand
+
+# Codes that mean "the server is (momentarily) not there": retry with backoff.
+TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+# Codes that mean the seat is no longer ours to play (table gone, token refused).
+SEAT_LOST = frozenset(
+    {
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+    }
+)
+# Reconnect quickly after a server restart instead of grpc's default backoff (up to 2 min).
+CHANNEL_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every worker process needs; picklable so it crosses into spawned processes."""
+
+    server: str
+    workers: int = 1
+    levels: frozenset[str] | None = None  # None: any level (unknown ones play random)
+    poll: float = DEFAULT_POLL
+    name: str = ""
+
+    def serves(self, level: str) -> bool:
+        return self.levels is None or (level or DEFAULT_LEVEL) in self.levels
+
+
+@dataclass
+class Backoff:
+    """Exponential backoff with jitter, so restarted servers are not stampeded."""
+
+    initial: float = 0.2
+    maximum: float = 3.0
+    current: float = field(default=0.0, init=False)
+
+    def next(self) -> float:
+        self.current = self.initial if self.current == 0 else min(self.current * 2, self.maximum)
+        return self.current * random.uniform(0.5, 1.0)
+
+    def reset(self) -> None:
+        self.current = 0.0
+
+
+def _code(error: grpc.aio.AioRpcError) -> grpc.StatusCode:
+    return error.code()
+
+
+class SeatPlayer:
+    """Plays one seat of one table until the match ends, the seat is lost, or the worker stops."""
+
+    def __init__(
+        self,
+        stub: croupier_pb2_grpc.CroupierStub,
+        table_id: str,
+        seat: int,
+        token: str,
+        level: str,
+        version: int,
+        stop: asyncio.Event,
+    ) -> None:
+        self.stub = stub
+        self.table_id = table_id
+        self.seat = seat
+        self.level = level or DEFAULT_LEVEL
+        self.policy: Policy = get_policy(self.level)
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.stop = stop
+        self.rng = random.Random()
+        self.last_seen = version  # highest event version received: where a stream resumes
+        self.known = version  # highest version known from any answer: older views are stale
+        self.decisions = 0
+        self.log = log.bind(table=table_id, seat=seat, level=self.level)
+
+    async def run(self) -> None:
+        finished = False
+        try:
+            finished = await self._follow()
+        except asyncio.CancelledError:
+            self.log.warning("seat_cancelled")
+            raise
+        finally:
+            if not finished:
+                await self._leave()
+        self.log.info("seat_done", finished=finished, decisions=self.decisions)
+
+    async def _follow(self) -> bool:
+        """True once there is nothing more to play: the match ended or the seat was lost."""
+        backoff = Backoff()
+        while not self.stop.is_set():
+            try:
+                view = await self._get_view()
+                if self._over(view):
+                    return True
+                await self._act(view)
+                if await self._stream(backoff):
+                    return True
+                if self.stop.is_set():
+                    return False
+                self.log.info("stream_ended_early", last_version=self.last_seen)
+            except grpc.aio.AioRpcError as error:
+                code = _code(error)
+                if code in SEAT_LOST:
+                    self.log.warning("seat_lost", code=code.name, details=error.details())
+                    return True
+                level = "info" if code in TRANSIENT else "warning"
+                getattr(self.log, level)(
+                    "rpc_retry", code=code.name, details=error.details(), last_version=self.last_seen
+                )
+            await self._sleep(backoff.next())
+        return False
+
+    async def _stream(self, backoff: Backoff) -> bool:
+        """Follow events from the last version seen; True after the END event."""
+        call = self.stub.StreamTable(
+            croupier_pb2.StreamTableRequest(table_id=self.table_id, from_version=self.last_seen),
+            metadata=self.metadata,
+        )
+        stopping = asyncio.ensure_future(self.stop.wait())
+        try:
+            while True:
+                reading = asyncio.ensure_future(call.read())
+                done, _ = await asyncio.wait(
+                    {reading, stopping}, return_when=asyncio.FIRST_COMPLETED
+                )
+                if reading not in done:
+                    reading.cancel()
+                    return False
+                event = reading.result()
+                if event is grpc.aio.EOF:
+                    return False
+                backoff.reset()
+                self.last_seen = max(self.last_seen, event.version)
+                if event.kind == croupier_pb2.EVENT_KIND_END:
+                    return True
+                if event.version >= self.known:
+                    self.known = event.version
+                    await self._act(event.view)
+        finally:
+            stopping.cancel()
+            call.cancel()
+
+    async def _act(self, view: croupier_pb2.TableView) -> None:
+        """Move for as long as the freshest view says this seat is to act."""
+        refusals = 0
+        while not self.stop.is_set() and self._my_turn(view):
+            started = time.perf_counter()
+            move = await self._choose(view)
+            thought = time.perf_counter() - started
+            try:
+                answer = await self.stub.SubmitMove(
+                    croupier_pb2.SubmitMoveRequest(
+                        table_id=self.table_id, move=move, expected_version=view.version
+                    ),
+                    metadata=self.metadata,
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.aio.AioRpcError as error:
+                code = _code(error)
+                if code == grpc.StatusCode.ABORTED:
+                    # Someone moved first (or our earlier submit went through): look again.
+                    self.log.info("version_conflict", version=view.version, details=error.details())
+                    view = await self._get_view()
+                    continue
+                if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT):
+                    refusals += 1
+                    self.log.warning(
+                        "move_refused", version=view.version, move=move, code=code.name,
+                        details=error.details(),
+                    )
+                    if refusals >= 3:
+                        return  # wait for the next event rather than spin
+                    view = await self._get_view()
+                    continue
+                raise
+            self.decisions += 1
+            self.log.info(
+                "decision",
+                version=view.version,
+                move=answer.move or move,
+                duration_ms=round(thought * 1000, 3),
+                rpc_ms=round((time.perf_counter() - started - thought) * 1000, 3),
+                legal=len(view.legal_moves),
+            )
+            self.known = max(self.known, answer.version)
+            if not answer.HasField("view") or answer.view.version < answer.version:
+                return  # no fresh view in the answer: the stream will bring it
+            view = answer.view
+
+    async def _choose(self, view: croupier_pb2.TableView) -> str:
+        if getattr(self.policy, "cpu_bound", False):
+            # Keep the loop responsive (streams of other tables) while searching.
+            return await asyncio.to_thread(self.policy.choose, view, self.rng)
+        return self.policy.choose(view, self.rng)
+
+    def _my_turn(self, view: croupier_pb2.TableView) -> bool:
+        return (
+            self.seat in view.to_act
+            and bool(view.legal_moves)
+            and view.version >= self.known
+            and not self._over(view)
+        )
+
+    @staticmethod
+    def _over(view: croupier_pb2.TableView) -> bool:
+        return view.result.finished or view.table.status == croupier_pb2.TABLE_STATUS_FINISHED
+
+    async def _get_view(self) -> croupier_pb2.TableView:
+        view = await self.stub.GetView(
+            croupier_pb2.GetViewRequest(table_id=self.table_id),
+            metadata=self.metadata,
+            timeout=RPC_TIMEOUT,
+        )
+        self.known = max(self.known, view.version)
+        return view
+
+    async def _leave(self) -> None:
+        """Give the seat back so another worker can finish the table."""
+        try:
+            await self.stub.LeaveTable(
+                croupier_pb2.LeaveTableRequest(table_id=self.table_id),
+                metadata=self.metadata,
+                timeout=5.0,
+            )
+            self.log.info("seat_left", last_version=self.last_seen)
+        except grpc.aio.AioRpcError as error:
+            self.log.warning("leave_failed", code=_code(error).name, details=error.details())
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+
+
+class Worker:
+    """One process: polls the lobby, claims seats, runs a SeatPlayer task per claimed seat."""
+
+    def __init__(self, settings: Settings, index: int = 0) -> None:
+        self.settings = settings
+        self.index = index
+        self.ident = f"{socket.gethostname()}:{os.getpid()}"
+        self.stop = asyncio.Event()
+        self.players: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self.cooldown: dict[tuple[str, int], float] = {}
+        self.log = log.bind(worker=index, pid=os.getpid())
+
+    def request_stop(self, reason: str = "") -> None:
+        if not self.stop.is_set():
+            self.log.info("worker_stopping", reason=reason, seats=len(self.players))
+            self.stop.set()
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.request_stop, sig.name)
+        self.log.info(
+            "worker_started",
+            server=self.settings.server,
+            levels=sorted(self.settings.levels) if self.settings.levels else "any",
+            poll=self.settings.poll,
+        )
+        async with grpc.aio.insecure_channel(self.settings.server, options=CHANNEL_OPTIONS) as ch:
+            stub = croupier_pb2_grpc.CroupierStub(ch)
+            await self._poll(stub)
+            await self._drain()
+        self.log.info("worker_stopped")
+        return 0
+
+    async def _poll(self, stub: croupier_pb2_grpc.CroupierStub) -> None:
+        backoff = Backoff(maximum=max(self.settings.poll, 3.0))
+        down_since: float | None = None
+        while not self.stop.is_set():
+            try:
+                answer = await stub.ListTables(
+                    croupier_pb2.ListTablesRequest(waiting_for_bot=True, limit=100),
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.aio.AioRpcError as error:
+                if down_since is None:
+                    down_since = time.monotonic()
+                    self.log.warning("lobby_unreachable", code=_code(error).name,
+                                     details=error.details())
+                await self._sleep(backoff.next())
+                continue
+            if down_since is not None:
+                self.log.info("lobby_reachable", down_s=round(time.monotonic() - down_since, 2))
+                down_since = None
+            backoff.reset()
+            claimed = 0
+            tables = list(answer.tables)
+            random.shuffle(tables)  # several workers: spread the claims
+            for table in tables:
+                if self.stop.is_set():
+                    break
+                seat = self._pick_seat(table)
+                if seat is not None and await self._claim(stub, table, seat):
+                    claimed += 1
+            # After a claim, look again soon (one seat per table per round lets other
+            # processes take the table's other seats); otherwise wait a full poll.
+            await self._sleep(random.uniform(0.02, 0.1) if claimed else self.settings.poll)
+
+    def _pick_seat(self, table: croupier_pb2.Table) -> int | None:
+        """A free seat of this table that this worker may play, preferring bot seats."""
+        now = time.monotonic()
+        self.cooldown = {k: t for k, t in self.cooldown.items() if t > now}
+        bot_seats: list[int] = []
+        human_seats: list[int] = []
+        for info in table.seats:
+            key = (table.table_id, info.seat)
+            if info.occupied or key in self.players or key in self.cooldown:
+                continue
+            if not self.settings.serves(info.bot_level):
+                continue
+            if info.kind == croupier_pb2.SEAT_KIND_BOT:
+                bot_seats.append(info.seat)
+            else:
+                human_seats.append(info.seat)  # only if the fill delay has passed (server decides)
+        candidates = bot_seats or human_seats
+        return random.choice(candidates) if candidates else None
+
+    async def _claim(
+        self, stub: croupier_pb2_grpc.CroupierStub, table: croupier_pb2.Table, seat: int
+    ) -> bool:
+        level = next((s.bot_level for s in table.seats if s.seat == seat), "") or DEFAULT_LEVEL
+        name = self.settings.name or f"{level} bot"
+        try:
+            joined = await stub.JoinTable(
+                croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, name=name, bot=True),
+                timeout=RPC_TIMEOUT,
+            )
+        except grpc.aio.AioRpcError as error:
+            # Usually another worker won the race, or a human seat is not yet open to bots.
+            self.cooldown[(table.table_id, seat)] = time.monotonic() + max(self.settings.poll, 1.0)
+            self.log.debug(
+                "claim_refused", table=table.table_id, seat=seat, code=_code(error).name,
+                details=error.details(),
+            )
+            return False
+        got = joined.seat
+        level = (
+            next((s.bot_level for s in joined.table.seats if s.seat == got), "") or level
+        )
+        key = (table.table_id, got)
+        player = SeatPlayer(
+            stub, table.table_id, got, joined.token, level, joined.table.version, self.stop
+        )
+        task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
+        self.players[key] = task
+        task.add_done_callback(lambda t, key=key: self._seat_done(key, t))
+        self.log.info("seat_claimed", table=table.table_id, seat=got, level=level,
+                      game=table.game, version=joined.table.version)
+        return True
+
+    def _seat_done(self, key: tuple[str, int], task: asyncio.Task[None]) -> None:
+        self.players.pop(key, None)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("seat_crashed", table=key[0], seat=key[1],
+                           error=repr(task.exception()))
+
+    async def _drain(self) -> None:
+        """Let every seat finish its decision in hand and leave; cancel stragglers."""
+        tasks = list(self.players.values())
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=5.0)
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+
+
+def _process_main(settings: Settings, index: int) -> None:
+    """Entry point of a spawned worker process."""
+    bot_logging.configure()
+    try:
+        code = asyncio.run(Worker(settings, index).run())
+    except KeyboardInterrupt:  # a signal before the loop's handlers were installed
+        code = 0
+    sys.exit(code)
+
+
+def _supervise(settings: Settings) -> int:
+    """Run `settings.workers` processes; restart any that dies; stop them all on a signal."""
+    ctx = multiprocessing.get_context("spawn")  # no grpc state crosses a fork
+    stopping = False
+
+    def on_signal(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        if not stopping:
+            log.info("supervisor_stopping", signal=signal.Signals(signum).name)
+        stopping = True
+        for proc in procs:
+            if proc.is_alive() and proc.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGTERM)
+
+    def start(index: int) -> multiprocessing.process.BaseProcess:
+        proc = ctx.Process(target=_process_main, args=(settings, index), name=f"croupier-bot-{index}")
+        proc.start()
+        return proc
+
+    procs: list[multiprocessing.process.BaseProcess] = []
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    procs.extend(start(i) for i in range(settings.workers))
+    log.info("supervisor_started", workers=settings.workers, server=settings.server)
+    restarts: dict[int, float] = {}
+    while not stopping:
+        time.sleep(0.5)
+        for index, proc in enumerate(procs):
+            if stopping or proc.is_alive():
+                continue
+            # A crashed worker is replaced, at most once per few seconds per slot.
+            if time.monotonic() - restarts.get(index, 0.0) < 5.0:
+                continue
+            log.warning("worker_died", worker=index, exitcode=proc.exitcode)
+            restarts[index] = time.monotonic()
+            procs[index] = start(index)
+    deadline = time.monotonic() + STOP_GRACE + 10
+    for proc in procs:
+        proc.join(max(0.1, deadline - time.monotonic()))
+        if proc.is_alive():
+            log.warning("worker_killed", pid=proc.pid)
+            proc.kill()
+            proc.join(5)
+    log.info("supervisor_stopped")
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="croupier bots",
+        description="Bot workers: take the bot seats of Croupier tables and play them over gRPC.",
+    )
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
+        help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=os.environ.get("CROUPIER_BOT_WORKERS", "1"),
+        help="worker processes (env CROUPIER_BOT_WORKERS; default %(default)s)",
+    )
+    parser.add_argument(
+        "--levels",
+        default=os.environ.get("CROUPIER_BOT_LEVELS", ""),
+        help=(
+            "comma-separated bot levels to serve (env CROUPIER_BOT_LEVELS; default: any level, "
+            f"unknown ones play random); known: {', '.join(sorted(LEVELS))}"
+        ),
+    )
+    parser.add_argument(
+        "--poll",
+        type=_positive_float,
+        default=os.environ.get("CROUPIER_BOT_POLL", str(DEFAULT_POLL)),
+        help="seconds between lobby polls (env CROUPIER_BOT_POLL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--name",
+        default=os.environ.get("CROUPIER_BOT_NAME", ""),
+        help="player name shown at the table (default: '<level> bot')",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("CROUPIER_LOG_LEVEL", "info"),
+        help="debug, info, warning or error (env CROUPIER_LOG_LEVEL; default %(default)s)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`croupier bots`: exits 0 after a clean stop."""
+    args = build_parser().parse_args(argv)
+    bot_logging.configure(args.log_level)
+    os.environ["CROUPIER_LOG_LEVEL"] = args.log_level  # spawned workers log the same way
+    levels = frozenset(part.strip() for part in args.levels.split(",") if part.strip()) or None
+    if levels:
+        unknown = sorted(levels - set(LEVELS))
+        if unknown:
+            log.warning("unknown_levels_served_as_random", levels=unknown)
+    settings = Settings(
+        server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name
+    )
+    if settings.workers == 1:
+        return asyncio.run(Worker(settings).run())
+    return _supervise(settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
