@@ -1,0 +1,609 @@
+"""The Dou Dizhu engine: deal, bidding, play, scoring and multi-deal matches.
+
+The rules are written in seeds/dou_dizhu.md; this module follows it section by section.
+States are immutable: `apply` copies the few slots it changes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from croupier.v1 import dou_dizhu_pb2 as pb
+
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.dou_dizhu.cards import (
+    FULL_DECK,
+    N_RANKS,
+    card_rank,
+    card_text,
+    contains,
+    counts,
+    pack,
+    parse_card,
+    parse_deck,
+    parse_ranks,
+    ranks_text,
+    size,
+)
+from engines.dou_dizhu.moves import (
+    BID,
+    BIDS,
+    BOMB,
+    KIND_NAMES,
+    PASS,
+    PASS_MOVE,
+    Move,
+    follow_moves,
+    lead_moves,
+    parse_move,
+)
+
+BIDDING, PLAYING, OVER = pb.DOU_DIZHU_PHASE_BIDDING, pb.DOU_DIZHU_PHASE_PLAYING, pb.DOU_DIZHU_PHASE_OVER
+PLAYERS = 3
+_SEATS = tuple(frozenset({s}) for s in range(PLAYERS))
+_NOBODY: frozenset[int] = frozenset()
+
+
+class DealScore(NamedTuple):
+    landlord: int
+    bid: int
+    bombs: int
+    spring: bool
+    scores: tuple[int, int, int]
+
+
+class DouDizhuState:
+    """A match in progress. Treat as immutable; `apply` returns a new one."""
+
+    __slots__ = (
+        "seed", "deals", "max_redeals", "deck_option", "face_up_option", "first_dealer",
+        "deal_number", "redeals", "shuffles", "dealer", "face_up_card", "face_up_holder",
+        "hands", "kitty", "bidding", "bid", "landlord", "plays", "bombs", "totals", "history",
+        "phase", "to_act",
+        # derived from `plays`, kept for speed (not serialized)
+        "last", "last_seat", "passes", "play_counts",
+    )
+    _FIELDS = __slots__[:23]
+
+    seed: str
+    deals: int
+    max_redeals: int
+    deck_option: str
+    face_up_option: int
+    first_dealer: int
+    deal_number: int
+    redeals: int
+    shuffles: int
+    dealer: int
+    face_up_card: int
+    face_up_holder: int
+    hands: tuple[int, int, int]
+    kitty: int
+    bidding: tuple[tuple[int, int], ...]
+    bid: int
+    landlord: int
+    plays: tuple[tuple[int, Move], ...]
+    bombs: int
+    totals: tuple[int, int, int]
+    history: tuple[DealScore, ...]
+    phase: int
+    to_act: int
+    last: Move | None
+    last_seat: int
+    passes: int
+    play_counts: tuple[int, int, int]
+
+    def copy(self) -> DouDizhuState:  # replaced below by a generated straight-line copy
+        raise NotImplementedError
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DouDizhuState) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        hands = " / ".join(ranks_text(h) for h in self.hands)
+        return (
+            f"<DouDizhuState deal {self.deal_number + 1}/{self.deals} phase {self.phase} "
+            f"to_act {self.to_act} hands {hands}>"
+        )
+
+
+def _make_copy() -> None:
+    lines = ["def copy(self):", "    new = _new(DouDizhuState)"]
+    lines += [f"    new.{name} = self.{name}" for name in DouDizhuState.__slots__]
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"_new": object.__new__, "DouDizhuState": DouDizhuState}
+    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
+    DouDizhuState.copy = namespace["copy"]  # type: ignore[method-assign]
+
+
+_make_copy()
+
+OPTIONS = (
+    OptionSpec("deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000),
+    OptionSpec(
+        "max_redeals", "int", 3,
+        "All-pass deals in a row after which the first bidder of the last one becomes landlord "
+        "at bid 1.", 1, 100,
+    ),
+    OptionSpec(
+        "deck", "cards", "",
+        "Card order of the first deal, top first, 54 codes such as '3s 3h ... B R' (suits s h d "
+        "c; jokers B and R). Card k goes to seat (dealer + 1 + k) mod 3; the last 3 are the "
+        "kitty. Empty: shuffled from the table's seed.",
+    ),
+    OptionSpec(
+        "face_up", "int", -1,
+        "Index (0-50) in the first deal of the face-up card; -1: drawn from the seed.", -1, 50,
+    ),
+    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 2),
+)
+
+NOTATION = (
+    "ranks 3 4 5 6 7 8 9 T J Q K A 2 B R ascending, kickers after '+': 7, 99, 888+3, "
+    "TTTJJJ+4499, 34567, 5555, BR, 5555+69; pass; bid 1, bid 2, bid 3"
+)
+
+
+def _derive(s: DouDizhuState) -> None:
+    """Recompute the slots that follow from the play history."""
+    last: Move | None = None
+    last_seat, passes = -1, 0
+    play_counts = [0, 0, 0]
+    for seat, move in s.plays:
+        if move.kind == PASS:
+            passes += 1
+            if passes == 2:
+                last, last_seat, passes = None, -1, 0
+        else:
+            last, last_seat, passes = move, seat, 0
+            play_counts[seat] += 1
+    s.last, s.last_seat, s.passes, s.play_counts = last, last_seat, passes, tuple(play_counts)
+
+
+class DouDizhu(Game[DouDizhuState, Move]):
+    info = GameInfo(
+        name="dou_dizhu",
+        title="Dou Dizhu",
+        min_players=3,
+        max_players=3,
+        options=OPTIONS,
+        notation=NOTATION,
+        view_field="dou_dizhu",
+    )
+
+    # --- set-up -------------------------------------------------------------------------
+    def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DouDizhuState:
+        if players != PLAYERS:
+            raise ValueError(f"Dou Dizhu is played by exactly 3 players, not {players}")
+        opts = check_options(OPTIONS, options)
+        if opts["deck"]:
+            parse_deck(opts["deck"])
+        s = object.__new__(DouDizhuState)
+        s.seed = str(seed)
+        s.deals = opts["deals"]
+        s.max_redeals = opts["max_redeals"]
+        s.deck_option = " ".join(opts["deck"].replace(",", " ").split())
+        s.face_up_option = opts["face_up"]
+        s.first_dealer = opts["dealer"]
+        s.deal_number = 0
+        s.redeals = 0
+        s.shuffles = 0
+        dealer = s.first_dealer
+        if dealer < 0:
+            dealer = random.Random(f"{s.seed}/dealer").randrange(PLAYERS)
+        s.dealer = dealer
+        s.totals = (0, 0, 0)
+        s.history = ()
+        _deal(s)
+        return s
+
+    # --- play ---------------------------------------------------------------------------
+    def to_act(self, state: DouDizhuState) -> frozenset[int]:
+        return _SEATS[state.to_act] if state.to_act >= 0 else _NOBODY
+
+    def is_over(self, state: DouDizhuState) -> bool:
+        return state.phase == OVER
+
+    def legal_moves(self, state: DouDizhuState, seat: int) -> Sequence[Move]:
+        if seat != state.to_act:
+            return ()
+        if state.phase == PLAYING:
+            last = state.last
+            if last is None:
+                return lead_moves(state.hands[seat])
+            return follow_moves(state.hands[seat], last)
+        return (PASS_MOVE,) + BIDS[state.bid + 1:]
+
+    def apply(self, state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
+        if not isinstance(move, Move):
+            raise IllegalMove(f"not a Dou Dizhu move: {move!r}")
+        if state.phase == OVER:
+            raise IllegalMove("the match is over")
+        if seat != state.to_act:
+            raise IllegalMove(f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+        if state.phase == BIDDING:
+            return _bid(state, seat, move)
+        return _play(state, seat, move)
+
+    # --- notation -----------------------------------------------------------------------
+    def format_move(self, move: Move) -> str:
+        return move.text
+
+    def parse_move(self, text: str) -> Move:
+        return parse_move(text)
+
+    # --- knowledge ----------------------------------------------------------------------
+    def view(self, state: DouDizhuState, seat: int | None) -> pb.DouDizhuView:
+        if seat is not None and not 0 <= seat < PLAYERS:
+            raise ValueError(f"no seat {seat} at a 3-player table")
+        v = pb.DouDizhuView(
+            seat=-1 if seat is None else seat,
+            phase=state.phase,
+            deal_number=state.deal_number,
+            deals=state.deals,
+            redeals=state.redeals,
+            dealer=state.dealer,
+            face_up_card=card_text(state.face_up_card),
+            face_up_holder=state.face_up_holder,
+            hand="" if seat is None else ranks_text(state.hands[seat]),
+            hand_sizes=[size(h) for h in state.hands],
+            bid=state.bid,
+            landlord=state.landlord,
+            kitty=ranks_text(state.kitty) if state.landlord >= 0 else "",
+            played=[ranks_text(p) for p in _played(state)],
+            bombs=state.bombs,
+            to_beat=state.last.text if state.last is not None else "",
+            to_beat_seat=state.last_seat,
+            to_act=state.to_act,
+            totals=state.totals,
+            max_redeals=state.max_redeals,
+        )
+        v.bidding.extend(pb.DouDizhuAction(seat=s, move=BIDS[b].text) for s, b in state.bidding)
+        v.plays.extend(pb.DouDizhuAction(seat=s, move=m.text) for s, m in state.plays)
+        v.history.extend(_score_pb(d) for d in state.history)
+        return v
+
+    def sample(self, view: pb.DouDizhuView, rng: random.Random) -> DouDizhuState:
+        return _sample(view, rng)
+
+    # --- outcome ------------------------------------------------------------------------
+    def result(self, state: DouDizhuState) -> Result:
+        last = state.history[-1].scores if state.history else (0, 0, 0)
+        finished = state.phase == OVER
+        winners: tuple[int, ...] = ()
+        if finished:
+            best = max(state.totals)
+            winners = tuple(s for s in range(PLAYERS) if state.totals[s] == best)
+        return Result(state.totals, last, finished, winners, len(state.history))
+
+    def deal_number(self, state: DouDizhuState) -> int:
+        return state.deal_number
+
+    def num_players(self, state: DouDizhuState) -> int:
+        return PLAYERS
+
+    def partners(self, state: DouDizhuState, seat: int) -> frozenset[int]:
+        if state.phase == PLAYING and seat != state.landlord:
+            return frozenset(s for s in range(PLAYERS) if s != state.landlord)
+        return _SEATS[seat]
+
+    # --- storage ------------------------------------------------------------------------
+    def encode(self, state: DouDizhuState) -> bytes:
+        msg = pb.DouDizhuState(
+            seed=state.seed,
+            deals=state.deals,
+            max_redeals=state.max_redeals,
+            deck_option=state.deck_option,
+            face_up_option=state.face_up_option,
+            first_dealer=state.first_dealer,
+            deal_number=state.deal_number,
+            redeals=state.redeals,
+            dealer=state.dealer,
+            face_up_card=card_text(state.face_up_card),
+            face_up_holder=state.face_up_holder,
+            hands=[ranks_text(h) for h in state.hands],
+            kitty=ranks_text(state.kitty),
+            bid=state.bid,
+            landlord=state.landlord,
+            bombs=state.bombs,
+            totals=state.totals,
+            phase=state.phase,
+            to_act=state.to_act,
+            shuffles=state.shuffles,
+        )
+        msg.bidding.extend(pb.DouDizhuAction(seat=s, move=BIDS[b].text) for s, b in state.bidding)
+        msg.plays.extend(pb.DouDizhuAction(seat=s, move=m.text) for s, m in state.plays)
+        msg.history.extend(_score_pb(d) for d in state.history)
+        return msg.SerializeToString()
+
+    def decode(self, data: bytes) -> DouDizhuState:
+        msg = pb.DouDizhuState()
+        try:
+            msg.ParseFromString(data)
+            s = object.__new__(DouDizhuState)
+            s.seed = msg.seed
+            s.deals = msg.deals
+            s.max_redeals = msg.max_redeals
+            s.deck_option = msg.deck_option
+            s.face_up_option = msg.face_up_option
+            s.first_dealer = msg.first_dealer
+            s.deal_number = msg.deal_number
+            s.redeals = msg.redeals
+            s.shuffles = msg.shuffles
+            s.dealer = msg.dealer
+            s.face_up_card = parse_card(msg.face_up_card)
+            s.face_up_holder = msg.face_up_holder
+            if len(msg.hands) != PLAYERS or len(msg.totals) != PLAYERS:
+                raise ValueError("a Dou Dizhu state has three hands and three totals")
+            s.hands = tuple(parse_ranks(h) for h in msg.hands)  # type: ignore[assignment]
+            s.kitty = parse_ranks(msg.kitty)
+            s.bidding = tuple((a.seat, _bid_value(a.move)) for a in msg.bidding)
+            s.bid = msg.bid
+            s.landlord = msg.landlord
+            s.plays = tuple((a.seat, parse_move(a.move)) for a in msg.plays)
+            s.bombs = msg.bombs
+            s.totals = tuple(msg.totals)  # type: ignore[assignment]
+            s.history = tuple(_score_from_pb(d) for d in msg.history)
+            s.phase = msg.phase
+            s.to_act = msg.to_act
+        except (ValueError, IndexError, TypeError) as exc:
+            raise ValueError(f"not a Dou Dizhu state: {exc}") from None
+        except Exception as exc:  # protobuf's DecodeError
+            raise ValueError(f"not a Dou Dizhu state: {type(exc).__name__}") from None
+        if s.phase not in (BIDDING, PLAYING, OVER):
+            raise ValueError("not a Dou Dizhu state: bad phase")
+        _derive(s)
+        return s
+
+
+# --- rules -----------------------------------------------------------------------------
+
+def _deal(s: DouDizhuState) -> None:
+    """Shuffle (or take the `deck` option) and deal a new hand of the match into `s`."""
+    rng = random.Random(f"{s.seed}/shuffle/{s.shuffles}")
+    if s.shuffles == 0 and s.deck_option:
+        deck = parse_deck(s.deck_option)
+    else:
+        deck = list(range(54))
+        rng.shuffle(deck)
+    face_up = s.face_up_option if s.shuffles == 0 and s.face_up_option >= 0 else rng.randrange(51)
+    s.shuffles += 1
+    hands = [0, 0, 0]
+    first = s.dealer + 1
+    for k in range(51):
+        hands[(first + k) % PLAYERS] += 1 << (4 * card_rank(deck[k]))
+    s.hands = tuple(hands)  # type: ignore[assignment]
+    s.kitty = pack(card_rank(c) for c in deck[51:])
+    s.face_up_card = deck[face_up]
+    s.face_up_holder = (first + face_up) % PLAYERS
+    s.bidding = ()
+    s.bid = 0
+    s.landlord = -1
+    s.plays = ()
+    s.bombs = 0
+    s.phase = BIDDING
+    s.to_act = s.face_up_holder
+    s.last, s.last_seat, s.passes, s.play_counts = None, -1, 0, (0, 0, 0)
+
+
+def _bid(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
+    if move.kind == BID:
+        if move.rank <= state.bid:
+            raise IllegalMove(
+                f"a bid must be higher than the current bid of {state.bid}: "
+                + ("only 'bid 3' or 'pass' remain" if state.bid == 2 else "bid more or pass")
+            )
+    elif move.kind != PASS:
+        raise IllegalMove("the bidding is not over: bid 1, 2 or 3 (higher than the last) or pass")
+    s = state.copy()
+    s.bidding = state.bidding + ((seat, move.rank if move.kind == BID else 0),)
+    if move.kind == BID:
+        s.bid = move.rank
+        if move.rank == 3:
+            _make_landlord(s, seat)
+            return s
+    bids = s.bidding
+    if s.bid and len(bids) >= 2 and bids[-1][1] == 0 and bids[-2][1] == 0:
+        top = max(bids, key=lambda a: a[1])
+        _make_landlord(s, top[0])
+        return s
+    if not s.bid and len(bids) == PLAYERS:  # all three passed
+        if s.redeals + 1 >= s.max_redeals:
+            s.bid = 1
+            _make_landlord(s, bids[0][0])
+        else:
+            s.redeals += 1
+            _deal(s)
+        return s
+    s.to_act = (seat + 1) % PLAYERS
+    return s
+
+
+def _make_landlord(s: DouDizhuState, seat: int) -> None:
+    s.landlord = seat
+    hands = list(s.hands)
+    hands[seat] += s.kitty
+    s.hands = tuple(hands)  # type: ignore[assignment]
+    s.phase = PLAYING
+    s.to_act = seat
+
+
+def _play(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
+    last = state.last
+    kind = move.kind
+    if kind == PASS:
+        if last is None:
+            raise IllegalMove("you lead this round: play any combination (passing is not allowed)")
+        s = state.copy()
+        s.plays = state.plays + ((seat, move),)
+        s.to_act = (seat + 1) % PLAYERS
+        if state.passes == 1:
+            s.last, s.last_seat, s.passes = None, -1, 0
+        else:
+            s.passes = 1
+        return s
+    if kind == BID:
+        raise IllegalMove("the bidding is over: play a combination or pass")
+    hand = state.hands[seat]
+    if not contains(hand, move.cards):
+        raise IllegalMove(f"your hand does not hold {move.text}")
+    if last is not None and not move.beats(last):
+        raise IllegalMove(_why_not(move, last))
+    s = state.copy()
+    hands = list(state.hands)
+    hand -= move.cards
+    hands[seat] = hand
+    s.hands = tuple(hands)  # type: ignore[assignment]
+    s.plays = state.plays + ((seat, move),)
+    s.last, s.last_seat, s.passes = move, seat, 0
+    counts_ = list(state.play_counts)
+    counts_[seat] += 1
+    s.play_counts = tuple(counts_)  # type: ignore[assignment]
+    if kind >= BOMB:
+        s.bombs = state.bombs + 1
+    if hand == 0:
+        _end_deal(s, seat)
+    else:
+        s.to_act = (seat + 1) % PLAYERS
+    return s
+
+
+def _why_not(move: Move, last: Move) -> str:
+    if last.kind >= BOMB and move.kind < BOMB:
+        return f"{move.text} cannot beat the {KIND_NAMES[last.kind]} {last.text}: only a higher bomb or the rocket can"
+    if move.kind != last.kind or move.length != last.length:
+        return (
+            f"{move.text} ({KIND_NAMES[move.kind]}) cannot beat {last.text} ({KIND_NAMES[last.kind]}): "
+            "play the same kind and length, a bomb, the rocket, or pass"
+        )
+    return f"{move.text} is not higher than {last.text}"
+
+
+def _end_deal(s: DouDizhuState, winner: int) -> None:
+    landlord = s.landlord
+    landlord_wins = winner == landlord
+    farmers = [f for f in range(PLAYERS) if f != landlord]
+    if landlord_wins:
+        spring = all(s.play_counts[f] == 0 for f in farmers)
+    else:
+        spring = s.play_counts[landlord] == 1
+    value = s.bid * (2 ** s.bombs) * (2 if spring else 1)
+    sign = 1 if landlord_wins else -1
+    scores = [0, 0, 0]
+    scores[landlord] = 2 * value * sign
+    for f in farmers:
+        scores[f] = -value * sign
+    s.history = s.history + (DealScore(landlord, s.bid, s.bombs, spring, tuple(scores)),)  # type: ignore[arg-type]
+    s.totals = tuple(t + d for t, d in zip(s.totals, scores, strict=True))  # type: ignore[assignment]
+    s.deal_number += 1
+    if s.deal_number >= s.deals:
+        s.phase = OVER
+        s.to_act = -1
+    else:
+        s.dealer = (s.dealer + 1) % PLAYERS
+        s.redeals = 0
+        _deal(s)
+
+
+def _played(state: DouDizhuState) -> list[int]:
+    out = [0, 0, 0]
+    for seat, move in state.plays:
+        out[seat] += move.cards
+    return out
+
+
+def _bid_value(text: str) -> int:
+    move = parse_move(text)
+    if move.kind not in (PASS, BID):
+        raise ValueError(f"{text!r} is not a bid")
+    return move.rank if move.kind == BID else 0
+
+
+def _score_pb(d: DealScore) -> pb.DouDizhuDealScore:
+    return pb.DouDizhuDealScore(
+        landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores
+    )
+
+
+def _score_from_pb(d: pb.DouDizhuDealScore) -> DealScore:
+    return DealScore(d.landlord, d.bid, d.bombs, d.spring, tuple(d.scores))  # type: ignore[arg-type]
+
+
+# --- determinization -------------------------------------------------------------------
+
+def _sample(v: pb.DouDizhuView, rng: random.Random) -> DouDizhuState:
+    """Deal the cards `v` does not show, uniformly, respecting what it shows.
+
+    A seat is known to hold a card while it has played fewer cards of that rank than it is
+    known to have received: the landlord the kitty, the face-up holder the face-up card.
+    """
+    seat = v.seat
+    own = parse_ranks(v.hand) if seat >= 0 else 0
+    played = [parse_ranks(p) for p in v.played]
+    kitty_shown = v.landlord >= 0
+    kitty = parse_ranks(v.kitty) if kitty_shown else 0
+    face_rank = card_rank(parse_card(v.face_up_card))
+    pool = FULL_DECK - own - sum(played)
+    forced = [0, 0, 0]
+    for s in range(PLAYERS):
+        if s == seat:
+            continue
+        req = counts(kitty) if s == v.landlord else [0] * N_RANKS
+        if s == v.face_up_holder:
+            req[face_rank] += 1
+        gone = counts(played[s])
+        forced[s] = sum(max(0, req[r] - gone[r]) << (4 * r) for r in range(N_RANKS))
+        pool -= forced[s]
+    cards = [r for r, c in enumerate(counts(pool)) for _ in range(c)]
+    rng.shuffle(cards)
+    hands = [0, 0, 0]
+    pos = 0
+    for s in range(PLAYERS):
+        if s == seat:
+            hands[s] = own
+            continue
+        n = v.hand_sizes[s] - size(forced[s])
+        hands[s] = forced[s] + pack(cards[pos:pos + n])
+        pos += n
+    if not kitty_shown:
+        kitty = pack(cards[pos:pos + 3])
+        pos += 3
+    if pos != len(cards):
+        raise ValueError("the view is inconsistent: hidden card counts do not add up")
+    s_ = object.__new__(DouDizhuState)
+    s_.seed = f"{rng.getrandbits(128):032x}"
+    s_.deals = v.deals
+    s_.max_redeals = v.max_redeals
+    s_.deck_option = ""
+    s_.face_up_option = -1
+    s_.first_dealer = -1
+    s_.deal_number = v.deal_number
+    s_.redeals = v.redeals
+    s_.shuffles = 1
+    s_.dealer = v.dealer
+    s_.face_up_card = parse_card(v.face_up_card)
+    s_.face_up_holder = v.face_up_holder
+    s_.hands = tuple(hands)  # type: ignore[assignment]
+    s_.kitty = kitty
+    s_.bidding = tuple((a.seat, _bid_value(a.move)) for a in v.bidding)
+    s_.bid = v.bid
+    s_.landlord = v.landlord
+    s_.plays = tuple((a.seat, Move(a.move)) for a in v.plays)
+    s_.bombs = v.bombs
+    s_.totals = tuple(v.totals)  # type: ignore[assignment]
+    s_.history = tuple(_score_from_pb(d) for d in v.history)
+    s_.phase = v.phase
+    s_.to_act = v.to_act
+    _derive(s_)
+    return s_
+
+
+GAME = DouDizhu()
