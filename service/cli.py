@@ -1,0 +1,240 @@
+"""The `croupier` command: serve, run (server and bots together), and the other owners'
+subcommands (bots, play, watch, arena), imported only when called so that one missing or broken
+module does not take the others down."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.config import DEFAULT_LISTEN, ServeConfig, client_address, env
+
+# subcommand -> (module, function, help); each function takes argv and returns an exit code
+DISPATCH: dict[str, tuple[str, str, str]] = {
+    "bots": ("bots.worker", "main", "run bot worker processes that take bot seats"),
+    "play": ("service.terminal", "play_main", "play a game in this terminal"),
+    "watch": ("service.terminal", "watch_main", "watch a table in this terminal"),
+    "arena": ("bots.arena", "main", "play bots against each other and rate them"),
+}
+
+
+def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None:
+    parser.add_argument(
+        "--listen",
+        default=defaults.listen,
+        help="address to listen on, host:port (env CROUPIER_LISTEN; default %(default)s)",
+    )
+    parser.add_argument(
+        "--store",
+        default=defaults.store,
+        help="'sqlite:<path>' (created if absent) or 'memory' (tests only: lost on exit) "
+        "(env CROUPIER_STORE; default %(default)s)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=defaults.log_level,
+        choices=("debug", "info", "warning", "error"),
+        help="(env CROUPIER_LOG_LEVEL; default %(default)s)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    defaults = ServeConfig.from_env()
+    parser = argparse.ArgumentParser(
+        prog="croupier",
+        description="Croupier: a gRPC card-game engine service with bots.",
+        epilog="Every subcommand has --help. Flags default from CROUPIER_* variables.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the gRPC server",
+        description="Run the gRPC server until SIGTERM or Ctrl-C, then stop gracefully.",
+    )
+    _serve_flags(serve, defaults)
+    serve.add_argument(
+        "--grace",
+        type=float,
+        default=defaults.grace,
+        help="seconds in-flight calls get on shutdown (env CROUPIER_GRACE; default %(default)s)",
+    )
+    serve.add_argument(
+        "--fill-interval",
+        type=float,
+        default=defaults.fill_interval,
+        help="seconds between looks for empty seats to hand to bots "
+        "(env CROUPIER_FILL_INTERVAL; default %(default)s)",
+    )
+
+    run = sub.add_parser(
+        "run",
+        help="run a server and a bot worker together: the quickest way to play",
+        description="Start `croupier serve` and `croupier bots` as child processes; Ctrl-C or "
+        "SIGTERM stops both.",
+    )
+    _serve_flags(run, defaults)
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=int(env("BOT_WORKERS", "1")),
+        help="bot worker processes (env CROUPIER_BOT_WORKERS; default %(default)s)",
+    )
+
+    for name, (_, _, text) in DISPATCH.items():
+        sub.add_parser(name, help=text, add_help=False)
+    return parser
+
+
+def _dispatch(name: str, argv: list[str]) -> int:
+    module_name, function, _ = DISPATCH[name]
+    try:
+        module = importlib.import_module(module_name)
+        entry: Callable[[list[str]], int] = getattr(module, function)
+    except (ImportError, AttributeError) as e:
+        print(f"croupier {name} is not available in this installation: {e}", file=sys.stderr)
+        return 2
+    return int(entry(argv) or 0)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from service import logging as service_logging
+    from service.server import serve
+
+    service_logging.configure(args.log_level)
+    try:
+        asyncio.run(serve(args.listen, args.store, args.grace, args.fill_interval))
+    except (OSError, ValueError) as e:
+        service_logging.get_logger("croupier.server").error("cannot_serve", reason=str(e))
+        return 1
+    return 0
+
+
+def _wait_ready(address: str, child: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
+    """Polls the health service until the server says SERVING (False if it died or timed out)."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline and child.poll() is None:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return True
+            except grpc.RpcError:
+                pass
+            time.sleep(0.1)
+    return False
+
+
+def _run(args: argparse.Namespace) -> int:
+    from service import logging as service_logging
+
+    service_logging.configure(args.log_level)
+    log = service_logging.get_logger("croupier.run")
+    me = [sys.executable, "-m", "service.cli"]
+    stopping = False
+
+    def on_signal(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    address = client_address(args.listen)
+    children: dict[str, subprocess.Popen[bytes]] = {}
+    children["server"] = subprocess.Popen(
+        [
+            *me,
+            "serve",
+            "--listen",
+            args.listen,
+            "--store",
+            args.store,
+            "--log-level",
+            args.log_level,
+        ]
+    )
+    code = 0
+    try:
+        if not _wait_ready(address, children["server"]):
+            log.error("server_did_not_start", listen=args.listen)
+            return 1
+        children["bots"] = subprocess.Popen(
+            [
+                *me,
+                "bots",
+                "--server",
+                address,
+                "--workers",
+                str(args.workers),
+                "--log-level",
+                args.log_level,
+            ]
+        )
+        game_hint = "croupier play dou_dizhu"
+        if args.listen != DEFAULT_LISTEN:
+            game_hint += f" --server {address}"
+        log.info(
+            "running",
+            listen=args.listen,
+            store=args.store,
+            how_to_play=f"in another terminal: {game_hint}",
+        )
+        bots_reported = False
+        while not stopping:
+            if children["server"].poll() is not None:
+                log.error("server_exited", code=children["server"].returncode)
+                code = 1
+                break
+            bots = children["bots"]
+            if bots.poll() is not None and not bots_reported:
+                log.warning(
+                    "bots_exited", code=bots.returncode, effect="tables wait for people only"
+                )
+                bots_reported = True
+            time.sleep(0.2)
+    finally:
+        _stop_children(children, log)
+    return code
+
+
+def _stop_children(children: dict[str, subprocess.Popen[bytes]], log: Any) -> None:
+    """SIGTERM to bots first (they give their seats back), then the server; SIGKILL stragglers."""
+    for name in ("bots", "server"):
+        child = children.get(name)
+        if child is None or child.poll() is not None:
+            continue
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=45 if name == "bots" else 15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        log.info("child_stopped", child=name, code=child.returncode)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DISPATCH:
+        return _dispatch(argv[0], argv[1:])
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "run":
+        return _run(args)
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

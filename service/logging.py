@@ -1,0 +1,63 @@
+"""structlog set-up: JSON lines for machines when stderr is not a terminal, readable otherwise.
+
+Log lines never carry a token or a hidden card: handlers log table, seat, version, status and
+the move only as a spectator may see it; as a last guard, fields named like secrets are dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import MutableMapping
+from typing import Any
+
+import structlog
+
+SECRET_KEYS = frozenset({"token", "authorization", "metadata", "hand", "hands", "state", "seed"})
+
+
+def _drop_secrets(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    for key in SECRET_KEYS & event.keys():
+        event[key] = "[redacted]"
+    return event
+
+
+def configure(level: str = "info", json_lines: bool | None = None) -> None:
+    """Configures structlog for this process; `json_lines` None: JSON unless stderr is a TTY."""
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        raise ValueError(f"unknown log level {level!r}; use debug, info, warning or error")
+    if json_lines is None:
+        json_lines = not sys.stderr.isatty()
+    # tracebacks without local variables: locals may hold game states and tokens
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if json_lines
+        else structlog.dev.ConsoleRenderer(
+            colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback
+        )
+    )
+    tracebacks: Any = (
+        structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+        )
+        if json_lines
+        else structlog.dev.set_exc_info
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _drop_secrets,
+            tracebacks,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+def get_logger(name: str = "croupier") -> Any:
+    return structlog.get_logger(name)

@@ -1,0 +1,443 @@
+"""The grpc.aio server: croupier.v1.Croupier plus health checking and reflection.
+
+Handlers only translate: messages in, `service.tables` does the work, `service.views` renders
+the answer for the caller. Every RPC logs one line (method, table, seat, version, code,
+duration); tokens and hidden cards never appear in a message or a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import grpc
+from croupier.v1 import croupier_pb2 as pb
+from croupier.v1 import croupier_pb2_grpc as pb_grpc
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from engines.contract import Game
+from service import views
+from service.logging import get_logger
+from service.store import EventKind, SeatKind, Status, Store, open_store
+from service.tables import Code, SeatRequest, TableError, Tables, hash_token
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
+GRPC_CODE = {
+    Code.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    Code.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    Code.ABORTED: grpc.StatusCode.ABORTED,
+    Code.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Code.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+    Code.PERMISSION_DENIED: grpc.StatusCode.PERMISSION_DENIED,
+    Code.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Code.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+}
+MAX_PING_BYTES = 64 * 1024
+STREAM_BATCH = 256
+
+log = get_logger("croupier.rpc")
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def default_catalog() -> Iterable[Game]:
+    from engines.registry import GAMES
+
+    return GAMES.values()
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token from `authorization: Bearer <token>` metadata; None when absent."""
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() != "authorization":
+            continue
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        scheme, _, token = value.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise TableError(
+                Code.UNAUTHENTICATED, "authorization metadata must read 'Bearer <token>'"
+            )
+        return token.strip()
+    return None
+
+
+class _Failure(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str):
+        self.code = code
+        self.message = message
+
+
+def _classify(exc: BaseException, method: str) -> _Failure:
+    if isinstance(exc, TableError):
+        return _Failure(GRPC_CODE[exc.code], exc.message)
+    # Unexpected: log where it happened, not the message (engine errors might name cards).
+    log.error(
+        "rpc_internal_error",
+        method=method,
+        error=type(exc).__name__,
+        exc_info=(type(exc), exc.with_traceback(exc.__traceback__), exc.__traceback__),
+    )
+    return _Failure(grpc.StatusCode.INTERNAL, f"internal error in {method}; see the server log")
+
+
+def unary(
+    fn: Callable[[Any, Req, grpc.aio.ServicerContext, dict[str, Any]], Awaitable[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
+    """Maps TableError to its status code and logs one line per call."""
+    method = fn.__name__
+
+    @functools.wraps(fn)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        fields: dict[str, Any] = {}
+        start = time.perf_counter()
+        code = grpc.StatusCode.OK
+        failure: _Failure | None = None
+        try:
+            return await fn(self, request, context, fields)
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Exception as exc:
+            failure = _classify(exc, method)
+            code = failure.code
+        finally:
+            _log_rpc(method, code, start, fields, failure)
+        await context.abort(failure.code, failure.message)
+        raise AssertionError("unreachable")  # abort raises
+
+    return wrapper
+
+
+def streaming(
+    fn: Callable[[Any, Req, grpc.aio.ServicerContext, dict[str, Any]], AsyncIterator[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
+    method = fn.__name__
+
+    @functools.wraps(fn)
+    async def wrapper(
+        self: Any, request: Req, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Resp]:
+        fields: dict[str, Any] = {}
+        start = time.perf_counter()
+        code = grpc.StatusCode.OK
+        failure: _Failure | None = None
+        try:
+            async for item in fn(self, request, context, fields):
+                yield item
+        except (asyncio.CancelledError, GeneratorExit):
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Exception as exc:
+            failure = _classify(exc, method)
+            code = failure.code
+        finally:
+            _log_rpc(method, code, start, fields, failure)
+        if failure is not None:
+            await context.abort(failure.code, failure.message)
+
+    return wrapper
+
+
+def _log_rpc(
+    method: str,
+    code: grpc.StatusCode,
+    start: float,
+    fields: dict[str, Any],
+    failure: _Failure | None,
+) -> None:
+    duration_ms = round((time.perf_counter() - start) * 1000, 3)
+    extra = {"error": failure.message} if failure is not None else {}
+    level = log.warning if code == grpc.StatusCode.INTERNAL else log.info
+    level("rpc", method=method, code=code.name, duration_ms=duration_ms, **fields, **extra)
+
+
+class CroupierServicer(pb_grpc.CroupierServicer):
+    def __init__(
+        self,
+        tables: Tables,
+        catalog: Callable[[], Iterable[Game]] = default_catalog,
+        poll_seconds: float = 1.0,
+    ) -> None:
+        self.tables = tables
+        self.catalog = catalog
+        # streams re-read the store this often even without a local signal: that is how they
+        # see moves written by another process sharing the store
+        self.poll_seconds = poll_seconds
+
+    @unary
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: Any, f: dict[str, Any]
+    ) -> pb.ListGamesResponse:
+        return pb.ListGamesResponse(games=[views.game_info(g) for g in self.catalog()])
+
+    @unary
+    async def CreateTable(
+        self, request: pb.CreateTableRequest, context: Any, f: dict[str, Any]
+    ) -> pb.Table:
+        f["game"] = request.game
+        if not request.game:
+            names = ", ".join(sorted(g.info.name for g in self.catalog()))
+            raise TableError(Code.INVALID_ARGUMENT, f"game is required; known games: {names}")
+        seats = []
+        for i, spec in enumerate(request.seats):
+            if spec.kind == pb.SEAT_KIND_BOT:
+                seats.append(SeatRequest(SeatKind.BOT, spec.bot_level))
+            elif spec.kind in (pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_UNSPECIFIED):
+                seats.append(SeatRequest(SeatKind.HUMAN))
+            else:
+                raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
+        options = json_format.MessageToDict(request.options)
+        record = await self.tables.create(
+            request.game,
+            request.players,
+            options,
+            seats,
+            request.fill_with_bots_after_seconds,
+            request.fill_level,
+        )
+        f.update(table=record.table_id, version=record.version)
+        return views.table_summary(self.tables.game(record.game), record)
+
+    @unary
+    async def JoinTable(
+        self, request: pb.JoinTableRequest, context: Any, f: dict[str, Any]
+    ) -> pb.JoinTableResponse:
+        f.update(table=request.table_id, bot=request.bot)
+        seat = request.seat if request.HasField("seat") else None
+        seat, token, record = await self.tables.join(
+            request.table_id, seat, request.name, request.bot
+        )
+        f.update(seat=seat, version=record.version)
+        table = views.table_summary(self.tables.game(record.game), record)
+        return pb.JoinTableResponse(seat=seat, token=token, table=table)
+
+    @unary
+    async def LeaveTable(
+        self, request: pb.LeaveTableRequest, context: Any, f: dict[str, Any]
+    ) -> pb.LeaveTableResponse:
+        f["table"] = request.table_id
+        record = await self.tables.leave(request.table_id, bearer_token(context))
+        f["version"] = record.version
+        return pb.LeaveTableResponse(
+            table=views.table_summary(self.tables.game(record.game), record)
+        )
+
+    @unary
+    async def ListTables(
+        self, request: pb.ListTablesRequest, context: Any, f: dict[str, Any]
+    ) -> pb.ListTablesResponse:
+        status = None
+        if request.status != pb.TABLE_STATUS_UNSPECIFIED:
+            if request.status not in views.STATUS_FROM_PB:
+                raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}")
+            status = views.STATUS_FROM_PB[request.status]
+        records = await self.tables.list(
+            request.game, status, request.waiting_for_bot, request.limit
+        )
+        f["count"] = len(records)
+        return pb.ListTablesResponse(
+            tables=[views.table_summary(self.tables.game(r.game), r) for r in records]
+        )
+
+    @unary
+    async def GetView(
+        self, request: pb.GetViewRequest, context: Any, f: dict[str, Any]
+    ) -> pb.TableView:
+        f["table"] = request.table_id
+        token = bearer_token(context)
+        record = await self.tables.get(request.table_id)
+        seat = self.tables.authenticate(record, token)
+        f.update(seat=seat, version=record.version)
+        return views.table_view(self.tables.game(record.game), record, seat)
+
+    @unary
+    async def SubmitMove(
+        self, request: pb.SubmitMoveRequest, context: Any, f: dict[str, Any]
+    ) -> pb.SubmitMoveResponse:
+        f.update(table=request.table_id, expected_version=request.expected_version)
+        token = bearer_token(context)
+        out = await self.tables.move(
+            request.table_id, token, request.move, request.expected_version
+        )
+        f.update(seat=out.seat, version=out.record.version, move=out.public)
+        view = views.table_view(self.tables.game(out.record.game), out.record, out.seat)
+        return pb.SubmitMoveResponse(version=out.record.version, move=out.move, view=view)
+
+    @streaming
+    async def StreamTable(
+        self, request: pb.StreamTableRequest, context: Any, f: dict[str, Any]
+    ) -> AsyncIterator[pb.TableEvent]:
+        table_id = request.table_id
+        f.update(table=table_id, from_version=request.from_version)
+        token = bearer_token(context)
+        if request.from_version < 0:
+            raise TableError(Code.INVALID_ARGUMENT, "from_version may not be negative")
+        record = await self.tables.get(table_id)
+        seat = self.tables.authenticate(record, token)
+        f["seat"] = seat
+        digest = hash_token(token) if token and seat is not None else ""
+        start_version = record.version
+        game = self.tables.game(record.game)
+        store: Store = self.tables.store
+        last = request.from_version
+        before: bytes | None = None
+        if last >= 1:
+            # the state before the next event, to show its move as this subscriber may see it
+            prev = await store.events_after(table_id, last - 1, limit=1)
+            before = prev[0].state if prev else None
+        sent = 0
+        while True:
+            signal_ = self.tables.hub.signal(table_id)
+            if self.tables.hub.closed:
+                f["sent"] = sent
+                raise TableError(
+                    Code.UNAVAILABLE, f"server is shutting down; resume with from_version={last}"
+                )
+            events = await store.events_after(table_id, last, limit=STREAM_BATCH)
+            for event in events:
+                if event.version != last + 1:
+                    raise RuntimeError(
+                        f"event log of {table_id} skips from {last} to {event.version}"
+                    )
+                if (
+                    seat is not None
+                    and event.version > start_version
+                    and event.seats[seat].token_hash != digest
+                ):
+                    seat = None  # the seat was given up: from here on, the public view only
+                    f["seat_given_up_at"] = event.version
+                yield views.table_event(game, record, event, before, seat)
+                sent += 1
+                before, last = event.state, event.version
+                f.update(version=last, sent=sent)
+                if event.kind == EventKind.END:
+                    return
+            if events:
+                continue
+            if record.status == Status.FINISHED and last >= record.version:
+                return  # asked to resume after the end: nothing will ever follow
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(signal_.wait(), self.poll_seconds)
+            if not signal_.is_set():
+                fresh = await store.get(table_id)
+                if fresh is not None:
+                    record = record.with_(status=fresh.status, version=fresh.version)
+
+    async def Ping(
+        self, request: pb.PingRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PingResponse:
+        if len(request.payload) > MAX_PING_BYTES:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"ping payload is at most {MAX_PING_BYTES} bytes",
+            )
+        return pb.PingResponse(payload=request.payload)
+
+
+async def fill_seats_forever(tables: Tables, interval: float) -> None:
+    """Hands empty human seats to bots once their table's fill delay has passed."""
+    bg = get_logger("croupier.fill")
+    while True:
+        try:
+            changed = await tables.open_due_seats()
+            if changed:
+                bg.info("seats_opened_to_bots", tables=changed)
+        except Exception as exc:  # keep filling even if one round fails
+            bg.error("fill_failed", error=type(exc).__name__)
+        await asyncio.sleep(interval)
+
+
+class Server:
+    """A running server: the gRPC server, its store and its background task."""
+
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        store: Store,
+        tables: Tables,
+        health: HealthServicer,
+        port: int,
+        fill_task: asyncio.Task[None],
+    ) -> None:
+        self.server = server
+        self.store = store
+        self.tables = tables
+        self.health = health
+        self.port = port
+        self._fill_task = fill_task
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        self.tables.hub.close()  # ends open streams with a "resume from" message
+        await self.server.stop(grace)
+        self._fill_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._fill_task
+        await self.store.close()
+
+
+async def start(
+    listen: str = "127.0.0.1:50051",
+    store_url: str = "sqlite:./var/croupier.db",
+    fill_interval: float = 1.0,
+    poll_seconds: float = 1.0,
+) -> Server:
+    store = open_store(store_url)
+    tables = Tables(store)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", 1 << 20),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    pb_grpc.add_CroupierServicer_to_server(
+        CroupierServicer(tables, poll_seconds=poll_seconds), server
+    )
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (
+            SERVICE_NAME,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    try:
+        port = server.add_insecure_port(listen)
+    except RuntimeError as e:
+        await store.close()
+        raise OSError(f"cannot listen on {listen}: {e}") from None
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    fill_task = asyncio.create_task(fill_seats_forever(tables, fill_interval))
+    return Server(server, store, tables, health, port, fill_task)
+
+
+async def serve(
+    listen: str, store_url: str, grace: float = 5.0, fill_interval: float = 1.0
+) -> None:
+    """Runs until SIGTERM or SIGINT, then stops gracefully: in-flight RPCs get `grace` s."""
+    slog = get_logger("croupier.server")
+    running = await start(listen, store_url, fill_interval)
+    host = listen.rsplit(":", 1)[0]
+    slog.info("serving", listen=f"{host}:{running.port}", store=store_url)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    slog.info("stopping", grace_seconds=grace)
+    await running.stop(grace)
+    slog.info("stopped")

@@ -1,0 +1,242 @@
+"""The table store: the narrow async interface every backend (memory, SQLite, Redis) fulfils.
+
+A table is one record (seats, status, the engine state as bytes) plus an append-only event log.
+Every write is a compare-and-set on the table version, so two writers (tasks, processes or
+replicas) can never both win: the loser gets `VersionConflict` and nothing of its write lands.
+The record's version is always the version of its last event.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base of the errors a store raises on purpose."""
+
+
+class VersionConflict(StoreError):
+    """The table moved on since it was read: the write was refused, nothing changed."""
+
+
+class TableExists(StoreError):
+    """A table with this id is already stored."""
+
+
+class TableMissing(StoreError):
+    """No table with this id is stored."""
+
+
+class SeatKind(enum.StrEnum):
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class Status(enum.StrEnum):
+    WAITING = "waiting"  # some seat is empty: no moves yet
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class EventKind(enum.StrEnum):
+    CREATED = "created"
+    JOINED = "joined"
+    LEFT = "left"
+    MOVE = "move"
+    END = "end"
+    SEATS_OPENED = "seats_opened"  # empty human seats handed to bots after the fill delay
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat. `token_hash` is the SHA-256 hex of the seat token; never leaves the server."""
+
+    kind: SeatKind = SeatKind.HUMAN
+    bot_level: str = ""
+    occupied: bool = False
+    name: str = ""
+    is_bot: bool = False
+    token_hash: str = ""
+    joined_at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "bot_level": self.bot_level,
+            "occupied": self.occupied,
+            "name": self.name,
+            "is_bot": self.is_bot,
+            "token_hash": self.token_hash,
+            "joined_at": self.joined_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        return cls(
+            kind=SeatKind(data["kind"]),
+            bot_level=data.get("bot_level", ""),
+            occupied=bool(data.get("occupied", False)),
+            name=data.get("name", ""),
+            is_bot=bool(data.get("is_bot", False)),
+            token_hash=data.get("token_hash", ""),
+            joined_at=float(data.get("joined_at", 0.0)),
+        )
+
+
+def seats_to_json(seats: Sequence[Seat]) -> str:
+    return json.dumps([s.to_json() for s in seats], separators=(",", ":"))
+
+
+def seats_from_json(text: str) -> tuple[Seat, ...]:
+    return tuple(Seat.from_json(d) for d in json.loads(text))
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """A table as stored: everything needed to serve it after a restart."""
+
+    table_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seats: tuple[Seat, ...]
+    status: Status
+    version: int
+    state: bytes
+    created_at: float
+    fill_with_bots_after_seconds: float = 0.0
+    fill_level: str = ""
+
+    def with_(self, **changes: Any) -> TableRecord:
+        return replace(self, **changes)
+
+    def fill_due_at(self) -> float | None:
+        """When empty human seats are handed to bots (None: never, or none is empty)."""
+        if self.status == Status.FINISHED or self.fill_with_bots_after_seconds <= 0:
+            return None
+        if any(s.kind == SeatKind.HUMAN and not s.occupied for s in self.seats):
+            return self.created_at + self.fill_with_bots_after_seconds
+        return None
+
+    def bot_open_at(self) -> float | None:
+        """From when a bot may take some free seat (None: no seat is ever free for a bot).
+
+        Stored beside the record so that "tables waiting for a bot" is one indexed query.
+        """
+        if self.status == Status.FINISHED:
+            return None
+        if any(s.kind == SeatKind.BOT and not s.occupied for s in self.seats):
+            return self.created_at
+        return self.fill_due_at()
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change of a table. `state` is the engine state after it, so that any old event can
+    be rendered again as any subscriber's view; `seats` and `status` likewise."""
+
+    table_id: str
+    version: int
+    kind: EventKind
+    seat: int  # who joined, left or moved; -1 when none
+    move: str  # the full canonical move text (MOVE only); redacted per subscriber on the way out
+    name: str
+    time: float
+    state: bytes
+    seats: tuple[Seat, ...] = field(default=())
+    status: Status = Status.WAITING
+    deal_over: bool = False
+
+
+@dataclass(frozen=True)
+class TableFilter:
+    """What ListTables may ask for; `bot_open_before`: tables a bot may join at that time."""
+
+    game: str = ""
+    status: Status | None = None
+    bot_open_before: float | None = None
+    fill_due_before: float | None = None
+    limit: int = 100
+
+
+def check_commit(record: TableRecord, events: Sequence[Event], expected_version: int) -> None:
+    """The rules every backend enforces: events continue the log without gaps, and the record's
+    version is the last event's. A violation is a bug in the caller, not a conflict."""
+    if not events:
+        raise ValueError("a commit needs at least one event")
+    for offset, event in enumerate(events, start=1):
+        if event.version != expected_version + offset:
+            raise ValueError(
+                f"event version {event.version} does not follow {expected_version + offset - 1}"
+            )
+        if event.table_id != record.table_id:
+            raise ValueError("event of another table")
+    if record.version != events[-1].version:
+        raise ValueError("record version must be its last event's version")
+
+
+def matches(record: TableRecord, flt: TableFilter) -> bool:
+    """The filter as a predicate, for backends that scan."""
+    if flt.game and record.game != flt.game:
+        return False
+    if flt.status is not None and record.status != flt.status:
+        return False
+    if flt.bot_open_before is not None:
+        at = record.bot_open_at()
+        if at is None or at > flt.bot_open_before:
+            return False
+    if flt.fill_due_before is not None:
+        at = record.fill_due_at()
+        if at is None or at > flt.fill_due_before:
+            return False
+    return True
+
+
+class Store(ABC):
+    """Async and narrow on purpose: a Redis backend needs only get/set-if-version and a stream."""
+
+    @abstractmethod
+    async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
+        """Stores a new table and its first events; TableExists if the id is taken."""
+
+    @abstractmethod
+    async def get(self, table_id: str) -> TableRecord | None:
+        """The current record, or None."""
+
+    @abstractmethod
+    async def commit(
+        self, record: TableRecord, events: Sequence[Event], expected_version: int
+    ) -> None:
+        """Replaces the record and appends the events, atomically, only if the stored version is
+        still `expected_version`: VersionConflict otherwise, TableMissing if there is no table.
+        Durable once it returns."""
+
+    @abstractmethod
+    async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
+        """Events with a version greater than `version`, oldest first, at most `limit`."""
+
+    @abstractmethod
+    async def list(self, flt: TableFilter) -> list[TableRecord]:
+        """Tables matching the filter, newest first, at most `flt.limit`."""
+
+    async def close(self) -> None:  # noqa: B027 - optional for backends without resources
+        """Releases connections and files."""
+
+
+def open_store(url: str) -> Store:
+    """A store from its URL: `memory` or `sqlite:<path>` (created if absent)."""
+    if url == "memory":
+        from service.store_memory import MemoryStore
+
+        return MemoryStore()
+    if url.startswith("sqlite:"):
+        from service.store_sqlite import SQLiteStore
+
+        path = url.removeprefix("sqlite:").removeprefix("//") or "./var/croupier.db"
+        return SQLiteStore(path)
+    raise ValueError(f"unknown store {url!r}; use 'memory' or 'sqlite:<path>'")

@@ -1,0 +1,60 @@
+"""In-process store for tests: same contract as the durable ones, gone when the process ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.store import (
+    Event,
+    Store,
+    TableExists,
+    TableFilter,
+    TableMissing,
+    TableRecord,
+    VersionConflict,
+    check_commit,
+    matches,
+)
+
+
+class MemoryStore(Store):
+    """Every method runs without awaiting, so each is atomic within the event loop."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, TableRecord] = {}
+        self._events: dict[str, list[Event]] = {}
+
+    async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
+        check_commit(record, events, 0)
+        if record.table_id in self._tables:
+            raise TableExists(record.table_id)
+        self._tables[record.table_id] = record
+        self._events[record.table_id] = list(events)
+
+    async def get(self, table_id: str) -> TableRecord | None:
+        return self._tables.get(table_id)
+
+    async def commit(
+        self, record: TableRecord, events: Sequence[Event], expected_version: int
+    ) -> None:
+        check_commit(record, events, expected_version)
+        current = self._tables.get(record.table_id)
+        if current is None:
+            raise TableMissing(record.table_id)
+        if current.version != expected_version:
+            raise VersionConflict(
+                f"table {record.table_id} is at version {current.version}, not {expected_version}"
+            )
+        self._tables[record.table_id] = record
+        self._events[record.table_id].extend(events)
+
+    async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
+        log = self._events.get(table_id, [])
+        # versions are 1, 2, 3, ... so the event of version v sits at index v - 1
+        start = max(version, 0)
+        return log[start : start + limit]
+
+    async def list(self, flt: TableFilter) -> list[TableRecord]:
+        found = [r for r in self._tables.values() if matches(r, flt)]
+        found.sort(key=lambda r: (r.created_at, r.table_id), reverse=True)
+        return found[: flt.limit]

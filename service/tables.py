@@ -1,0 +1,575 @@
+"""Table logic, independent of gRPC: seats, tokens, moves, events.
+
+Every change is validated completely before anything is written, then committed as one
+compare-and-set on the table version together with its events; so an error never changes a
+table, and two writers (in this process or another one sharing the store) never both win.
+Inside a process a per-table lock serialises writers, so conflicts there only come from
+clients holding a stale version or from other processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import hashlib
+import hmac
+import json
+import math
+import secrets
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import Game, IllegalMove
+from service.store import (
+    Event,
+    EventKind,
+    Seat,
+    SeatKind,
+    Status,
+    Store,
+    TableExists,
+    TableFilter,
+    TableMissing,
+    TableRecord,
+    VersionConflict,
+)
+
+# Limits: beyond them a request is refused with RESOURCE_EXHAUSTED.
+MAX_NAME_CHARS = 64
+MAX_BOT_LEVEL_CHARS = 32
+MAX_OPTIONS_JSON_CHARS = 4096
+MAX_MOVE_CHARS = 256
+MAX_LIST_LIMIT = 500
+DEFAULT_LIST_LIMIT = 100
+MAX_TABLE_ID_CHARS = 64
+MAX_FILL_SECONDS = 7 * 24 * 3600.0
+DEFAULT_BOT_LEVEL = "random"
+
+
+class Code(enum.Enum):
+    """The error classes of the API; the server maps them to gRPC status codes one to one."""
+
+    INVALID_ARGUMENT = "invalid_argument"
+    FAILED_PRECONDITION = "failed_precondition"
+    ABORTED = "aborted"
+    NOT_FOUND = "not_found"
+    UNAUTHENTICATED = "unauthenticated"
+    PERMISSION_DENIED = "permission_denied"
+    RESOURCE_EXHAUSTED = "resource_exhausted"
+    UNAVAILABLE = "unavailable"  # shutting down: retry elsewhere or later
+
+
+class TableError(Exception):
+    """A refused request: the table is unchanged. The message says what and why, and never
+    carries a hidden card or a token."""
+
+    def __init__(self, code: Code, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def default_games(name: str) -> Game:
+    """engines.registry.get_game, imported late so this module loads without every engine."""
+    from engines.registry import get_game
+
+    return get_game(name)
+
+
+@dataclass(frozen=True)
+class SeatRequest:
+    kind: SeatKind = SeatKind.HUMAN
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    record: TableRecord
+    seat: int
+    move: str  # canonical
+    public: str  # the move as a spectator sees it: what logs may show
+    events: tuple[Event, ...]
+
+
+class Hub:
+    """Wakes streams when a table gets new events in this process.
+
+    A waiter takes the table's current signal *before* reading the store, so an event
+    committed between its read and its wait still wakes it. Streams also poll the store now
+    and then, which covers writers in other processes.
+    """
+
+    def __init__(self) -> None:
+        self.closed = False
+        self._signals: weakref.WeakValueDictionary[str, asyncio.Event] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def signal(self, table_id: str) -> asyncio.Event:
+        ev = self._signals.get(table_id)
+        if ev is None:
+            ev = asyncio.Event()
+            if self.closed:
+                ev.set()
+            else:
+                self._signals[table_id] = ev
+        return ev
+
+    def close(self) -> None:
+        """Wakes every waiter for good: the server is shutting down."""
+        self.closed = True
+        for table_id in list(self._signals):
+            self.publish(table_id)
+
+    def publish(self, table_id: str) -> None:
+        ev = self._signals.pop(table_id, None)
+        if ev is not None:
+            ev.set()
+
+
+class Tables:
+    def __init__(
+        self,
+        store: Store,
+        games: Callable[[str], Game] = default_games,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.clock = clock
+        self.hub = Hub()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # --- helpers ------------------------------------------------------------------------
+    def game(self, name: str) -> Game:
+        try:
+            return self.games(name)
+        except ValueError as e:
+            raise TableError(Code.INVALID_ARGUMENT, str(e)) from None
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[table_id] = lock
+        return lock
+
+    async def get(self, table_id: str) -> TableRecord:
+        if not table_id:
+            raise TableError(Code.INVALID_ARGUMENT, "table_id is required")
+        if len(table_id) > MAX_TABLE_ID_CHARS:
+            raise TableError(Code.INVALID_ARGUMENT, "table_id is too long to be a table id")
+        record = await self.store.get(table_id)
+        if record is None:
+            raise TableError(Code.NOT_FOUND, f"no table {table_id!r}")
+        return record
+
+    @staticmethod
+    def authenticate(record: TableRecord, token: str | None) -> int | None:
+        """The seat holding `token`; None without a token (a spectator)."""
+        if not token:
+            return None
+        digest = hash_token(token)
+        found = None
+        for i, seat in enumerate(record.seats):
+            # compare against every seat so the time taken says nothing about which matched
+            if seat.occupied and hmac.compare_digest(digest, seat.token_hash):
+                found = i
+        if found is None:
+            raise TableError(
+                Code.PERMISSION_DENIED,
+                f"the token holds no seat at table {record.table_id} (wrong table, or the seat "
+                "was given up)",
+            )
+        return found
+
+    @staticmethod
+    def require_seat(record: TableRecord, token: str | None) -> int:
+        if not token:
+            raise TableError(
+                Code.UNAUTHENTICATED,
+                "a seat token is required: send 'authorization: Bearer <token>' metadata "
+                "(JoinTable returns the token)",
+            )
+        seat = Tables.authenticate(record, token)
+        assert seat is not None
+        return seat
+
+    async def _commit(self, old: TableRecord, new: TableRecord, events: Sequence[Event]) -> None:
+        try:
+            await self.store.commit(new, events, old.version)
+        except VersionConflict:
+            raise TableError(
+                Code.ABORTED,
+                f"table {old.table_id} changed while this request ran (it is past version "
+                f"{old.version}); fetch the view and try again",
+            ) from None
+        except TableMissing:
+            raise TableError(Code.NOT_FOUND, f"no table {old.table_id!r}") from None
+        self.hub.publish(old.table_id)
+
+    @staticmethod
+    def _status(seats: Sequence[Seat], game: Game, state: Any) -> Status:
+        if game.is_over(state):
+            return Status.FINISHED
+        return Status.PLAYING if all(s.occupied for s in seats) else Status.WAITING
+
+    def _bot_may_take(self, record: TableRecord, seat: Seat, now: float) -> bool:
+        if seat.occupied:
+            return False
+        if seat.kind == SeatKind.BOT:
+            return True
+        due = record.fill_due_at()
+        return due is not None and due <= now
+
+    # --- create -------------------------------------------------------------------------
+    async def create(
+        self,
+        game_name: str,
+        players: int,
+        options: Mapping[str, Any],
+        seats: Sequence[SeatRequest] = (),
+        fill_with_bots_after_seconds: float = 0.0,
+        fill_level: str = "",
+    ) -> TableRecord:
+        game = self.game(game_name)
+        info = game.info
+        options_json = json.dumps(dict(options), separators=(",", ":"), sort_keys=True)
+        if len(options_json) > MAX_OPTIONS_JSON_CHARS:
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED,
+                f"options take {len(options_json)} characters as JSON; the limit is "
+                f"{MAX_OPTIONS_JSON_CHARS}",
+            )
+        players = players or info.min_players
+        if not info.min_players <= players <= info.max_players:
+            span = (
+                f"exactly {info.min_players}"
+                if info.min_players == info.max_players
+                else f"{info.min_players} to {info.max_players}"
+            )
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"{info.name} is played by {span} players, not {players}"
+            )
+        if seats and len(seats) != players:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"seats lists {len(seats)} seat(s) for {players} players: give one per player, "
+                "or none for all open to people",
+            )
+        if not math.isfinite(fill_with_bots_after_seconds) or not (
+            0 <= fill_with_bots_after_seconds <= MAX_FILL_SECONDS
+        ):
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"fill_with_bots_after_seconds must be between 0 and {MAX_FILL_SECONDS:.0f}",
+            )
+        levels = [s.bot_level for s in seats] + [fill_level]
+        if any(len(level) > MAX_BOT_LEVEL_CHARS for level in levels):
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
+            )
+        seed = secrets.token_hex(16)
+        try:
+            state = game.new_game(players, dict(options), seed)
+        except ValueError as e:
+            raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
+        seat_records = tuple(
+            Seat(kind=SeatKind.BOT, bot_level=s.bot_level or DEFAULT_BOT_LEVEL)
+            if s.kind == SeatKind.BOT
+            else Seat(kind=SeatKind.HUMAN)
+            for s in (seats or [SeatRequest()] * players)
+        )
+        now = self.clock()
+        data = game.encode(state)
+        for _ in range(5):
+            record = TableRecord(
+                table_id=secrets.token_hex(8),
+                game=info.name,
+                players=players,
+                options=json.loads(options_json),
+                seats=seat_records,
+                status=Status.WAITING,
+                version=1,
+                state=data,
+                created_at=now,
+                fill_with_bots_after_seconds=fill_with_bots_after_seconds,
+                fill_level=(fill_level or DEFAULT_BOT_LEVEL)
+                if fill_with_bots_after_seconds
+                else "",
+            )
+            event = Event(
+                table_id=record.table_id,
+                version=1,
+                kind=EventKind.CREATED,
+                seat=-1,
+                move="",
+                name="",
+                time=now,
+                state=data,
+                seats=record.seats,
+                status=record.status,
+            )
+            try:
+                await self.store.create(record, [event])
+            except TableExists:
+                continue  # 64 random bits collided; draw again
+            return record
+        raise RuntimeError("could not draw a free table id")
+
+    # --- seats --------------------------------------------------------------------------
+    async def join(
+        self, table_id: str, seat: int | None, name: str, bot: bool
+    ) -> tuple[int, str, TableRecord]:
+        name = name.strip()
+        if len(name) > MAX_NAME_CHARS:
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED, f"names are at most {MAX_NAME_CHARS} characters"
+            )
+        if any(not ch.isprintable() for ch in name):
+            raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters")
+        async with self.lock(table_id):
+            record = await self.get(table_id)
+            if record.status == Status.FINISHED:
+                raise TableError(
+                    Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
+                )
+            now = self.clock()
+            who = "a bot" if bot else "a person"
+            if seat is None:
+                free = [i for i, s in enumerate(record.seats) if not s.occupied]
+                if bot:
+                    # reserved bot seats first, then human seats past their fill delay
+                    ranked = [i for i in free if record.seats[i].kind == SeatKind.BOT] + [
+                        i
+                        for i in free
+                        if record.seats[i].kind == SeatKind.HUMAN
+                        and self._bot_may_take(record, record.seats[i], now)
+                    ]
+                else:
+                    ranked = [i for i in free if record.seats[i].kind == SeatKind.HUMAN]
+                if not ranked:
+                    raise TableError(
+                        Code.FAILED_PRECONDITION,
+                        f"table {table_id} has no free seat for {who}",
+                    )
+                seat = ranked[0]
+            else:
+                if not 0 <= seat < record.players:
+                    raise TableError(
+                        Code.INVALID_ARGUMENT,
+                        f"seat {seat} does not exist: table {table_id} has seats 0 to "
+                        f"{record.players - 1}",
+                    )
+                target = record.seats[seat]
+                if target.occupied:
+                    raise TableError(Code.FAILED_PRECONDITION, f"seat {seat} is taken")
+                if bot and not self._bot_may_take(record, target, now):
+                    due = record.fill_due_at()
+                    why = (
+                        "this table does not fill seats with bots"
+                        if due is None
+                        else f"bots may take it in {due - now:.0f} s, when the fill delay ends"
+                    )
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, f"seat {seat} is open to people; {why}"
+                    )
+                if not bot and target.kind == SeatKind.BOT:
+                    raise TableError(
+                        Code.FAILED_PRECONDITION,
+                        f"seat {seat} is reserved for a bot ({target.bot_level})",
+                    )
+            token = secrets.token_urlsafe(24)
+            old = record.seats[seat]
+            taken = Seat(
+                kind=old.kind,
+                bot_level=old.bot_level,
+                occupied=True,
+                name=name or (f"bot {seat}" if bot else f"player {seat}"),
+                is_bot=bot,
+                token_hash=hash_token(token),
+                joined_at=now,
+            )
+            seats = record.seats[:seat] + (taken,) + record.seats[seat + 1 :]
+            game = self.game(record.game)
+            status = self._status(seats, game, game.decode(record.state))
+            new = record.with_(seats=seats, status=status, version=record.version + 1)
+            event = self._event(new, EventKind.JOINED, seat, taken.name, now)
+            await self._commit(record, new, [event])
+            return seat, token, new
+
+    async def leave(self, table_id: str, token: str | None) -> TableRecord:
+        async with self.lock(table_id):
+            record = await self.get(table_id)
+            seat = self.require_seat(record, token)
+            if record.status == Status.FINISHED:
+                raise TableError(
+                    Code.FAILED_PRECONDITION,
+                    f"table {table_id} is finished; there is nothing to leave",
+                )
+            old = record.seats[seat]
+            seats = (
+                record.seats[:seat]
+                + (Seat(kind=old.kind, bot_level=old.bot_level),)
+                + record.seats[seat + 1 :]
+            )
+            now = self.clock()
+            new = record.with_(seats=seats, status=Status.WAITING, version=record.version + 1)
+            await self._commit(record, new, [self._event(new, EventKind.LEFT, seat, old.name, now)])
+            return new
+
+    async def open_due_seats(self) -> int:
+        """Hands the empty human seats of tables whose fill delay has passed to bots: they
+        become bot seats of the table's fill level, which bot workers find and claim through
+        JoinTable. Returns how many tables changed."""
+        now = self.clock()
+        changed = 0
+        for candidate in await self.store.list(TableFilter(fill_due_before=now, limit=100)):
+            async with self.lock(candidate.table_id):
+                record = await self.store.get(candidate.table_id)
+                if record is None:
+                    continue
+                due = record.fill_due_at()
+                if due is None or due > now:
+                    continue
+                seats = tuple(
+                    Seat(kind=SeatKind.BOT, bot_level=record.fill_level or DEFAULT_BOT_LEVEL)
+                    if s.kind == SeatKind.HUMAN and not s.occupied
+                    else s
+                    for s in record.seats
+                )
+                new = record.with_(seats=seats, version=record.version + 1)
+                event = self._event(new, EventKind.SEATS_OPENED, -1, "", now)
+                try:
+                    await self._commit(record, new, [event])
+                except TableError:
+                    continue  # another writer got there first; the next round looks again
+                changed += 1
+        return changed
+
+    # --- moves --------------------------------------------------------------------------
+    async def move(
+        self, table_id: str, token: str | None, text: str, expected_version: int
+    ) -> MoveOutcome:
+        """Plays `text` for the token's seat. `expected_version` 0 skips the version check."""
+        if len(text) > MAX_MOVE_CHARS:
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters"
+            )
+        if expected_version < 0:
+            raise TableError(Code.INVALID_ARGUMENT, "expected_version may not be negative")
+        async with self.lock(table_id):
+            record = await self.get(table_id)
+            seat = self.require_seat(record, token)
+            game = self.game(record.game)
+            try:
+                move = game.parse_move(text)
+            except ValueError as e:
+                raise TableError(Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}") from None
+            if expected_version and expected_version != record.version:
+                raise TableError(
+                    Code.ABORTED,
+                    f"table {table_id} is at version {record.version}, not {expected_version}: "
+                    "your view is stale; fetch it and decide again",
+                )
+            if record.status == Status.FINISHED:
+                raise TableError(Code.FAILED_PRECONDITION, "the match is over")
+            if record.status == Status.WAITING:
+                empty = [str(i) for i, s in enumerate(record.seats) if not s.occupied]
+                raise TableError(
+                    Code.FAILED_PRECONDITION,
+                    f"the game has not started: waiting for seat(s) {', '.join(empty)} to be taken",
+                )
+            state = game.decode(record.state)
+            to_act = game.to_act(state)
+            if seat not in to_act:
+                waiting = ", ".join(str(s) for s in sorted(to_act))
+                raise TableError(
+                    Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
+                )
+            try:
+                after = game.apply(state, seat, move)
+            except IllegalMove as e:
+                raise TableError(
+                    Code.FAILED_PRECONDITION, f"illegal move {game.format_move(move)!r}: {e}"
+                ) from None
+            canonical = game.format_move(move)
+            public = game.redact(state, seat, move, None)
+            over = game.is_over(after)
+            deal_over = over or game.deal_number(after) != game.deal_number(state)
+            now = self.clock()
+            data = game.encode(after)
+            status = Status.FINISHED if over else record.status
+            new = record.with_(state=data, status=status, version=record.version + 1)
+            events = [
+                self._event(
+                    new, EventKind.MOVE, seat, record.seats[seat].name, now, canonical, deal_over
+                )
+            ]
+            if over:
+                new = new.with_(version=new.version + 1)
+                events.append(self._event(new, EventKind.END, -1, "", now))
+            await self._commit(record, new, events)
+            return MoveOutcome(new, seat, canonical, public, tuple(events))
+
+    @staticmethod
+    def _event(
+        record: TableRecord,
+        kind: EventKind,
+        seat: int,
+        name: str,
+        now: float,
+        move: str = "",
+        deal_over: bool = False,
+    ) -> Event:
+        return Event(
+            table_id=record.table_id,
+            version=record.version,
+            kind=kind,
+            seat=seat,
+            move=move,
+            name=name,
+            time=now,
+            state=record.state,
+            seats=record.seats,
+            status=record.status,
+            deal_over=deal_over,
+        )
+
+    # --- reading ------------------------------------------------------------------------
+    async def list(
+        self,
+        game: str = "",
+        status: Status | None = None,
+        waiting_for_bot: bool = False,
+        limit: int = 0,
+    ) -> list[TableRecord]:
+        if limit < 0:
+            raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
+        if limit > MAX_LIST_LIMIT:
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED,
+                f"at most {MAX_LIST_LIMIT} tables per request; asked for {limit}",
+            )
+        if game:
+            self.game(game)  # an unknown game is a mistake worth saying, not an empty list
+        flt = TableFilter(
+            game=game,
+            status=status,
+            bot_open_before=self.clock() if waiting_for_bot else None,
+            limit=limit or DEFAULT_LIST_LIMIT,
+        )
+        return await self.store.list(flt)
+
+    def snapshot(self, record: TableRecord, event: Event) -> TableRecord:
+        """The table as it was right after `event`."""
+        return record.with_(
+            seats=event.seats, status=event.status, version=event.version, state=event.state
+        )

@@ -1,0 +1,165 @@
+"""Records and events rendered as croupier.v1 messages, each for one observer.
+
+Only this module turns engine states into what a client sees, and it does so only through
+`engine.view(state, seat)` and `engine.redact(...)`: a seat's hidden cards cannot reach anyone
+else by any other path. Seat token hashes never leave the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+
+from engines.contract import Game, OptionSpec
+from service.store import Event, EventKind, SeatKind, Status, TableRecord
+
+STATUS = {
+    Status.WAITING: pb.TABLE_STATUS_WAITING,
+    Status.PLAYING: pb.TABLE_STATUS_PLAYING,
+    Status.FINISHED: pb.TABLE_STATUS_FINISHED,
+}
+STATUS_FROM_PB = {v: k for k, v in STATUS.items()}
+SEAT_KIND = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
+EVENT_KIND = {
+    EventKind.CREATED: pb.EVENT_KIND_CREATED,
+    EventKind.JOINED: pb.EVENT_KIND_JOINED,
+    EventKind.LEFT: pb.EVENT_KIND_LEFT,
+    EventKind.MOVE: pb.EVENT_KIND_MOVE,
+    EventKind.END: pb.EVENT_KIND_END,
+    EventKind.SEATS_OPENED: pb.EVENT_KIND_SEATS_OPENED,
+}
+
+
+def to_value(value: Any) -> struct_pb2.Value:
+    out = struct_pb2.Value()
+    if value is None:
+        out.null_value = struct_pb2.NULL_VALUE
+    elif isinstance(value, bool):
+        out.bool_value = value
+    elif isinstance(value, int | float):
+        out.number_value = value
+    elif isinstance(value, str):
+        out.string_value = value
+    else:
+        out.string_value = str(value)
+    return out
+
+
+def option_spec(spec: OptionSpec) -> pb.OptionSpec:
+    return pb.OptionSpec(
+        name=spec.name, type=spec.type, default=to_value(spec.default), doc=spec.doc
+    )
+
+
+def game_info(game: Game) -> pb.GameInfo:
+    info = game.info
+    return pb.GameInfo(
+        name=info.name,
+        title=info.title,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        options=[option_spec(o) for o in info.options],
+        notation=info.notation,
+    )
+
+
+def to_act(game: Game, record: TableRecord, state: Any) -> list[int]:
+    """Seats that may move now: none until every seat is taken (moves are refused till then)."""
+    if record.status != Status.PLAYING:
+        return []
+    return sorted(game.to_act(state))
+
+
+def table(record: TableRecord, acting: Iterable[int]) -> pb.Table:
+    options = struct_pb2.Struct()
+    options.update(record.options)
+    return pb.Table(
+        table_id=record.table_id,
+        game=record.game,
+        players=record.players,
+        options=options,
+        seats=[
+            pb.SeatInfo(
+                seat=i,
+                kind=SEAT_KIND[s.kind],
+                bot_level=s.bot_level,
+                occupied=s.occupied,
+                name=s.name,
+                is_bot=s.is_bot,
+            )
+            for i, s in enumerate(record.seats)
+        ],
+        status=STATUS[record.status],
+        version=record.version,
+        to_act=list(acting),
+        created_at=record.created_at,
+    )
+
+
+def table_summary(game: Game, record: TableRecord) -> pb.Table:
+    return table(record, to_act(game, record, game.decode(record.state)))
+
+
+def result(game: Game, state: Any) -> pb.Result:
+    r = game.result(state)
+    return pb.Result(
+        totals=list(r.totals),
+        last_deal=list(r.last_deal),
+        finished=r.finished,
+        winners=list(r.winners),
+        deals_played=r.deals_played,
+    )
+
+
+def table_view(game: Game, record: TableRecord, seat: int | None) -> pb.TableView:
+    """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator."""
+    state = game.decode(record.state)
+    acting = to_act(game, record, state)
+    gv = pb.GameView()
+    getattr(gv, game.info.view_field).CopyFrom(game.view(state, seat))
+    out = pb.TableView(
+        table=table(record, acting),
+        version=record.version,
+        view=gv,
+        to_act=acting,
+        result=result(game, state),
+    )
+    if seat is not None:
+        out.seat = seat
+        if seat in acting:
+            out.legal_moves.extend(game.format_move(m) for m in game.legal_moves(state, seat))
+    return out
+
+
+def shown_move(game: Game, event: Event, before: bytes | None, observer: int | None) -> str:
+    """The event's move as `observer` may see it; needs the state before the move."""
+    if event.kind != EventKind.MOVE:
+        return ""
+    if before is None:  # cannot happen for a well-formed log: a move never comes first
+        raise ValueError(f"no state before move event {event.version}")
+    return game.redact(game.decode(before), event.seat, game.parse_move(event.move), observer)
+
+
+def table_event(
+    game: Game,
+    record: TableRecord,
+    event: Event,
+    before: bytes | None,
+    observer: int | None,
+) -> pb.TableEvent:
+    snap = record.with_(
+        seats=event.seats, status=event.status, version=event.version, state=event.state
+    )
+    return pb.TableEvent(
+        version=event.version,
+        kind=EVENT_KIND[event.kind],
+        seat=event.seat,
+        move=shown_move(game, event, before, observer),
+        name=event.name,
+        view=table_view(game, snap, observer),
+        time=event.time,
+        deal_over=event.deal_over,
+    )
