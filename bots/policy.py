@@ -56,7 +56,7 @@ def get_policy(level: str) -> Policy:
     """The policy of `level`; an unknown level plays random (with a warning) rather than stall."""
     factory = LEVELS.get(level or DEFAULT_LEVEL)
     if factory is None:
-        log.warning("unknown_bot_level", level=level, fallback=DEFAULT_LEVEL, known=sorted(LEVELS))
+        log.warning("unknown_bot_level", bot_level=level, fallback=DEFAULT_LEVEL, known=sorted(LEVELS))
         factory = LEVELS[DEFAULT_LEVEL]
     return factory()
 

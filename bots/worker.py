@@ -124,7 +124,7 @@ class SeatPlayer:
         self.last_seen = version  # highest event version received: where a stream resumes
         self.known = version  # highest version known from any answer: older views are stale
         self.decisions = 0
-        self.log = log.bind(table=table_id, seat=seat, level=self.level)
+        self.log = log.bind(table=table_id, seat=seat, bot_level=self.level)
 
     async def run(self) -> None:
         finished = False
@@ -295,7 +295,7 @@ class Worker:
         self.stop = asyncio.Event()
         self.players: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.cooldown: dict[tuple[str, int], float] = {}
-        self.log = log.bind(worker=index, pid=os.getpid())
+        self.log = log
 
     def request_stop(self, reason: str = "") -> None:
         if not self.stop.is_set():
@@ -303,6 +303,8 @@ class Worker:
             self.stop.set()
 
     async def run(self) -> int:
+        # Every event of this process (seat tasks copy the context) says which worker it is.
+        structlog.contextvars.bind_contextvars(worker=self.index, pid=os.getpid())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -349,9 +351,10 @@ class Worker:
                 seat = self._pick_seat(table)
                 if seat is not None and await self._claim(stub, table, seat):
                     claimed += 1
-            # After a claim, look again soon (one seat per table per round lets other
-            # processes take the table's other seats); otherwise wait a full poll.
-            await self._sleep(random.uniform(0.02, 0.1) if claimed else self.settings.poll)
+            # After a claim, look again soon for the table's other seats, but later the busier
+            # this process is, so idle processes of the same command take their share.
+            busy = min(self.settings.poll, 0.05 + 0.05 * len(self.players))
+            await self._sleep(busy * random.uniform(0.5, 1.5) if claimed else self.settings.poll)
 
     def _pick_seat(self, table: croupier_pb2.Table) -> int | None:
         """A free seat of this table that this worker may play, preferring bot seats."""
@@ -401,7 +404,7 @@ class Worker:
         task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
         self.players[key] = task
         task.add_done_callback(lambda t, key=key: self._seat_done(key, t))
-        self.log.info("seat_claimed", table=table.table_id, seat=got, level=level,
+        self.log.info("seat_claimed", table=table.table_id, seat=got, bot_level=level,
                       game=table.game, version=joined.table.version)
         return True
 
