@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -114,8 +115,8 @@ class Game(ABC, Generic[State, MoveT]):
         """Seats that may move now; empty once the match is over."""
 
     @abstractmethod
-    def legal_moves(self, state: State, seat: int) -> list[MoveT]:
-        """Every move `seat` may make now (empty if it may not act)."""
+    def legal_moves(self, state: State, seat: int) -> Sequence[MoveT]:
+        """Every move `seat` may make now (empty if it may not act); do not mutate it."""
 
     @abstractmethod
     def apply(self, state: State, seat: int, move: MoveT) -> State:
@@ -161,6 +162,13 @@ class Game(ABC, Generic[State, MoveT]):
     @abstractmethod
     def partners(self, state: State, seat: int) -> frozenset[int]:
         """Seats sharing `seat`'s reward in this deal as far as is public (itself included)."""
+
+    def census(self, state: State) -> Counter[str] | None:
+        """Every card of the game counted over all its places (hands, piles, tricks), or None.
+
+        The property kit checks it never changes during a deal: no card is created or lost.
+        """
+        return None
 
     # --- storage ------------------------------------------------------------------------
     @abstractmethod

@@ -7,6 +7,7 @@ States are immutable: `apply` copies the few slots it changes.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -16,6 +17,7 @@ from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, ch
 from engines.dou_dizhu.cards import (
     FULL_DECK,
     N_RANKS,
+    RANKS,
     card_rank,
     card_text,
     contains,
@@ -294,6 +296,12 @@ class DouDizhu(Game[DouDizhuState, Move]):
         if state.phase == PLAYING and seat != state.landlord:
             return frozenset(s for s in range(PLAYERS) if s != state.landlord)
         return _SEATS[seat]
+
+    def census(self, state: DouDizhuState) -> Counter[str]:
+        total = sum(state.hands) + sum(_played(state))
+        if state.landlord < 0:
+            total += state.kitty
+        return Counter({RANKS[r]: c for r, c in enumerate(counts(total)) if c})
 
     # --- storage ------------------------------------------------------------------------
     def encode(self, state: DouDizhuState) -> bytes:

@@ -267,9 +267,8 @@ def _classify(text: str, main: list[int], kick: tuple[int, ...]) -> Move:
         if kind == BOMB:
             return _intern(FOUR_PAIRS, top, 1, kick)
         return _intern(TRIO_PAIR if n == 1 else PLANE_PAIRS, top, n, kick)
-    raise ValueError(
-        f"bad move {text!r}: a {KIND_NAMES[kind]} takes {units} single(s) or {units} pair(s)"
-    )
+    what = "a four" if kind == BOMB else f"a {KIND_NAMES[kind]}"
+    raise ValueError(f"bad move {text!r}: {what} takes {units} single(s) or {units} pair(s) as kickers")
 
 
 # --- generation ------------------------------------------------------------------------

@@ -1,0 +1,138 @@
+"""The shared property kit: invariants every engine must keep, whatever the game.
+
+Each engine registers the table set-ups to exercise in `SETUPS`; `tests/test_engine_kit.py`
+runs every registered game through `check_game` over hypothesis-chosen seeds. A game in
+`engines.registry.GAMES` without set-ups here fails the kit, so no engine skips it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import Game, IllegalMove
+
+
+@dataclass(frozen=True)
+class Setup:
+    players: int
+    options: dict[str, Any]
+    zero_sum: bool = True
+    max_moves: int = 20_000  # the bound within which random play must end
+
+
+SETUPS: dict[str, list[Setup]] = {
+    "dou_dizhu": [
+        Setup(3, {}),
+        Setup(3, {"deals": 3, "max_redeals": 1}),
+    ],
+}
+
+BAD_OPTIONS: list[dict[str, Any]] = [
+    {"no_such_option": 1},
+]
+
+
+def play_random(game: Game, setup: Setup, seed: str, rng: random.Random, step=None):
+    """Play uniformly random legal moves to the end; call step(state, seat, move) each move."""
+    state = game.new_game(setup.players, setup.options, seed)
+    moves = 0
+    while not game.is_over(state):
+        seats = sorted(game.to_act(state))
+        assert seats, "to_act is empty but the game is not over"
+        seat = rng.choice(seats)
+        legal = game.legal_moves(state, seat)
+        assert legal, f"seat {seat} must act but has no legal move"
+        move = rng.choice(list(legal))
+        if step is not None:
+            step(state, seat, move)
+        state = game.apply(state, seat, move)
+        moves += 1
+        assert moves <= setup.max_moves, f"random play did not end within {setup.max_moves} moves"
+    return state, moves
+
+
+def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int = 1) -> None:
+    """Every invariant of the contract along one random game."""
+    rng = random.Random(rng_seed)
+    sample_rng = random.Random(rng_seed + 1)
+    history: list[tuple[int, Any]] = []
+    encodings: list[bytes] = []
+    first = game.new_game(setup.players, setup.options, seed)
+    census0 = game.census(first)
+    seats = list(range(setup.players))
+
+    def step(state, seat, move):
+        data = game.encode(state)
+        encodings.append(data)
+        history.append((seat, move))
+        # encode / decode round trip
+        back = game.decode(data)
+        assert back == state and game.encode(back) == data
+        # conservation of cards
+        if census0 is not None:
+            assert game.census(state) == census0, "cards were created or lost"
+        # only seats in to_act have moves; notation round-trips exactly
+        acting = game.to_act(state)
+        for s in seats:
+            legal = game.legal_moves(state, s)
+            if s not in acting:
+                assert not legal, f"seat {s} has moves but is not to act"
+                continue
+            for m in legal:
+                text = game.format_move(m)
+                again = game.parse_move(text)
+                assert again == m and game.format_move(again) == text, text
+        # a seat not to act is refused and nothing changes
+        for s in seats:
+            if s not in acting:
+                try:
+                    game.apply(state, s, move)
+                except IllegalMove:
+                    pass
+                else:
+                    raise AssertionError(f"seat {s} moved out of turn")
+        assert game.encode(state) == data, "a refused move changed the state"
+        # views: exactly reproducible from a sample, and the hidden part really varies
+        for observer in [None, *seats]:
+            view = game.view(state, observer)
+            for _ in range(samples):
+                guess = game.sample(view, sample_rng)
+                assert game.view(guess, observer) == view, f"view(sample(v)) != v for {observer}"
+                if game.census(guess) is not None and census0 is not None:
+                    assert game.census(guess) == census0, "a sample created or lost cards"
+        # result: zero-sum per deal and for the match
+        res = game.result(state)
+        if setup.zero_sum:
+            assert sum(res.totals) == 0 and sum(res.last_deal) == 0
+
+    final, _ = play_random(game, setup, seed, rng, step)
+    res = game.result(final)
+    assert res.finished and not game.to_act(final)
+    assert res.winners and all(0 <= w < setup.players for w in res.winners)
+    if setup.zero_sum:
+        assert sum(res.totals) == 0
+    # determinism: the same seed and moves give the same states
+    state = game.new_game(setup.players, setup.options, seed)
+    for (seat, move), data in zip(history, encodings, strict=True):
+        assert game.encode(state) == data, "same seed and moves gave a different state"
+        state = game.apply(state, seat, move)
+    assert game.encode(state) == game.encode(final)
+
+
+def check_sample_diversity(game: Game, setup: Setup, seed: str, tries: int = 30) -> None:
+    """Samples from a seat's view deal the other seats' cards differently: the view hides them."""
+    state = game.new_game(setup.players, setup.options, seed)
+    rng = random.Random(seed)
+    for observer in range(setup.players):
+        view = game.view(state, observer)
+        others = {
+            tuple(
+                game.view(game.sample(view, rng), s).SerializeToString(deterministic=True)
+                for s in range(setup.players)
+                if s != observer
+            )
+            for _ in range(tries)
+        }
+        assert len(others) > 1, f"seat {observer}'s view determines the hidden cards"

@@ -1,0 +1,270 @@
+"""Dou Dizhu scenarios: every worked example of seeds/dou_dizhu.md, from fixed decks."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.contract import IllegalMove
+from engines.dou_dizhu import GAME, Move
+from engines.dou_dizhu.cards import RANKS, SUITS, ranks_text
+
+# --- fixed deals -----------------------------------------------------------------------
+
+
+def deck_for(hands: list[str], kitty: str) -> str:
+    """A `deck` option giving seat s the ranks hands[s] (with dealer=2: card k -> seat k % 3).
+
+    The last hand may be "*" for "every card left over"; suits are assigned in order.
+    """
+    left = {r: list(SUITS) for r in RANKS[:13]}
+    left.update({"B": [""], "R": [""]})
+
+    def take(ranks: str) -> list[str]:
+        out = []
+        for r in ranks:
+            out.append(r + left[r].pop(0))
+        return out
+
+    fixed = [take(h) if h != "*" else None for h in hands]
+    kit = take(kitty)
+    rest = [r + s for r, suits in left.items() for s in suits]
+    fixed = [h if h is not None else rest for h in fixed]
+    assert all(len(h) == 17 for h in fixed), [len(h) for h in fixed]
+    deck = [fixed[k % 3][k // 3] for k in range(51)] + kit
+    return " ".join(deck)
+
+
+def new(hands: list[str], kitty: str, **options):
+    opts = {"deck": deck_for(hands, kitty), "dealer": 2, "face_up": 0, **options}
+    return GAME.new_game(3, opts, seed="scenario")
+
+
+def play(state, *moves: str):
+    for text in moves:
+        seat = state.to_act
+        state = GAME.apply(state, seat, Move(text))
+    return state
+
+
+# Seat 0 is dealt the face-up card (deck index 0) and bids first.
+LANDLORD = "4666TTTJJJQQQ99KK"  # + kitty "AAR" = 20 cards
+FARMER_1 = "3888" + "3334777BQ22K" + "4"
+FARMER_2 = "*"
+
+
+def test_seed_worked_example_bid_2_one_bomb_no_spring() -> None:
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
+    assert s.face_up_holder == 0 and GAME.to_act(s) == {0}
+    s = play(s, "bid 2", "pass", "pass")
+    view = GAME.view(s, 1)
+    assert view.landlord == 0 and view.kitty == "AAR" and view.hand_sizes == [20, 17, 17]
+    s = play(s, "666+4", "888+3")
+    assert Move("888+3").beats(Move("666+4"))
+    assert GAME.view(s, 2).to_beat == "888+3"
+    s = play(s, "5555")  # the bomb beats it despite its lower rank
+    assert s.bombs == 1
+    s = play(s, "pass", "pass", "7", "R", "pass", "pass", "TTTJJJQQQ+99KKAA")
+    res = GAME.result(s)
+    assert res.finished and res.last_deal == (8, -4, -4) and res.winners == (0,)
+    assert s.history[-1].spring is False
+
+
+def test_landlord_spring() -> None:
+    # Seat 0 holds 333444555666777 + 89TJQ: one airplane with five single wings, 20 cards.
+    s = new(["333444555666777JQ", "888999TTTJJJQQQKK", "*"], "89T")
+    s = play(s, "bid 1", "pass", "pass", "333444555666777+89TJQ")
+    res = GAME.result(s)
+    assert s.history[-1].spring is True
+    assert res.last_deal == (4, -2, -2)  # bid 1 x 2 for the spring
+
+
+def test_farmer_spring() -> None:
+    # Landlord plays only his opening move; farmer 1 takes the lead with R and goes out.
+    s = new(["3456789TJ34567892", "RJJJQQQKKKAAA5578", "*"], "TQK")
+    s = play(s, "bid 3")
+    assert s.landlord == 0 and s.bid == 3
+    s = play(s, "3", "R", "pass", "pass", "JJJQQQKKKAAA+5578")
+    res = GAME.result(s)
+    assert s.history[-1].spring is True
+    assert res.last_deal == (-12, 6, 6)  # bid 3 x 2 for the spring, the landlord pays each
+
+
+def test_rocket_and_bombs_multiply() -> None:
+    s = new(["4666TTTJJJQQQ99KK", "3888" + "3334777BQ22K" + "4", "*"], "AAR")
+    s = play(s, "bid 1", "pass", "pass", "666+4", "888+3", "5555", "pass", "pass", "7")
+    assert GAME.legal_moves(s, 0)[0] == Move("pass")
+    s = play(s, "R", "pass", "pass", "TTTJJJQQQ+99KKAA")
+    assert GAME.result(s).last_deal == (4, -2, -2)  # bid 1 x 2 (one bomb)
+
+
+# --- bidding ---------------------------------------------------------------------------
+
+
+def test_bidding_ends_after_two_passes_following_a_bid() -> None:
+    s = new(["*", "3333444455556666B", "7777888899992222R"], "TJQ")
+    s = play(s, "pass", "bid 1", "bid 2", "pass")
+    assert s.phase == 1 and GAME.to_act(s) == {1}
+    s = play(s, "pass")
+    assert s.landlord == 2 and s.bid == 2 and ranks_text(s.hands[2]).count("T") == 1
+
+
+def test_bid_3_ends_bidding_and_bids_must_rise() -> None:
+    s = new(["*", "3333444455556666B", "7777888899992222R"], "TJQ")
+    s = play(s, "bid 2")
+    with pytest.raises(IllegalMove, match="higher"):
+        GAME.apply(s, 1, Move("bid 1"))
+    assert [m.text for m in GAME.legal_moves(s, 1)] == ["pass", "bid 3"]
+    s = play(s, "bid 3")
+    assert s.landlord == 1 and s.bid == 3 and GAME.to_act(s) == {1}
+
+
+def test_all_pass_redeals_then_first_bidder_is_forced() -> None:
+    s = GAME.new_game(3, {"max_redeals": 2}, seed="redeal")
+    first = s.face_up_holder
+    s = play(s, "pass", "pass", "pass")
+    assert s.phase == 1 and s.redeals == 1 and s.landlord == -1  # a new deal, not counted
+    second = s.face_up_holder
+    s = play(s, "pass", "pass", "pass")
+    assert s.landlord == second and s.bid == 1 and s.phase == 2
+    assert first in (0, 1, 2)
+
+
+def test_face_up_card_and_kitty_are_public() -> None:
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
+    spectator = GAME.view(s, None)
+    assert spectator.face_up_card == "4s" and spectator.face_up_holder == 0
+    assert spectator.kitty == "" and spectator.hand == ""
+    s = play(s, "bid 1", "pass", "pass")
+    assert GAME.view(s, None).kitty == "AAR"
+
+
+# --- combinations ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["7", "99", "888+3", "TTTJJJ+4499", "34567", "5555", "BR", "5555+69", "pass", "bid 1",
+     "bid 2", "bid 3", "333444555+666", "333444555666", "333444+66", "2222+34", "5555+6677",
+     "TJQKA", "334455", "777+B", "3333+2B", "333444+2B"],
+)
+def test_notation_round_trips(text: str) -> None:
+    move = Move(text)
+    assert move.text == text and str(move) == text and eval(repr(move)) is move
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("5555+66", "differ"),          # four with two singles: different ranks
+        ("5555+BR", "jokers"),          # at most one joker among the singles
+        ("333444+BR", "jokers"),        # airplane wings never both jokers
+        ("333444+3", "kickers may not share"),
+        ("333444+5566", None),         # valid: pair wings
+        ("333444+5555", "distinct pairs"),
+        ("JQKA2", "3 to A"),            # no 2 in chains
+        ("3456", "at least 5"),
+        ("3344", "at least 3"),
+        ("888+33+4", "at most one"),
+        ("777+BB", "more cards"),
+        ("8888+9", "a four takes 2 single"),
+        ("55+6", "no kickers"),
+        ("bid 4", "bid"),
+        ("", "empty"),
+        ("x", "not a rank"),
+    ],
+)
+def test_malformed_moves_are_refused_with_a_reason(text: str, why: str | None) -> None:
+    if why is None:
+        assert Move(text).text == text
+        return
+    with pytest.raises(ValueError, match=why):
+        Move(text)
+
+
+def test_two_readings_of_the_same_cards_are_two_moves() -> None:
+    plane_of_3 = Move("333444555+666")
+    plane_of_4 = Move("333444555666")
+    assert plane_of_3.cards == plane_of_4.cards and plane_of_3 != plane_of_4
+    assert not plane_of_4.beats(plane_of_3) and not plane_of_3.beats(plane_of_4)
+
+
+@pytest.mark.parametrize(
+    ("high", "low", "beats"),
+    [
+        ("888+3", "666+4", True),
+        ("5555", "888+3", True),
+        ("6666", "5555", True),
+        ("5555", "6666", False),
+        ("BR", "2222", True),
+        ("2222", "3333+45", True),        # four with two is ordinary: any bomb beats it
+        ("4444+56", "3333+2B", True),
+        ("4444+5566", "3333+45", False),  # singles and pairs never mix
+        ("45678", "3456789", False),      # same kind, different length
+        ("456789", "345678", True),
+        ("2", "A", True),
+        ("B", "2", True),
+        ("R", "B", True),
+        ("TTT+3", "999+A", True),         # the kicker does not count
+        ("999+A", "999+3", False),        # equal main ranks never beat each other
+    ],
+)
+def test_comparison(high: str, low: str, beats: bool) -> None:
+    assert Move(high).beats(Move(low)) is beats
+
+
+def test_leading_player_may_not_pass_and_must_hold_the_cards() -> None:
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
+    s = play(s, "bid 1", "pass", "pass")
+    before = GAME.encode(s)
+    with pytest.raises(IllegalMove, match="lead"):
+        GAME.apply(s, 0, Move("pass"))
+    with pytest.raises(IllegalMove, match="does not hold"):
+        GAME.apply(s, 0, Move("2222"))
+    with pytest.raises(IllegalMove, match="turn"):
+        GAME.apply(s, 1, Move("3"))
+    assert GAME.encode(s) == before
+    s = play(s, "666+4")
+    with pytest.raises(IllegalMove, match="cannot beat"):
+        GAME.apply(s, 1, Move("8"))
+
+
+def test_two_passes_give_the_lead_back() -> None:
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
+    s = play(s, "bid 1", "pass", "pass", "9", "pass", "pass")
+    assert GAME.to_act(s) == {0} and s.last is None
+    assert Move("pass") not in GAME.legal_moves(s, 0)
+
+
+def test_multi_deal_match_totals_and_draw() -> None:
+    s = GAME.new_game(3, {"deals": 2}, seed="match")
+    import random
+
+    rng = random.Random(5)
+    deals_seen = set()
+    while not GAME.is_over(s):
+        deals_seen.add(GAME.deal_number(s))
+        seat = s.to_act
+        s = GAME.apply(s, seat, rng.choice(GAME.legal_moves(s, seat)))
+    res = GAME.result(s)
+    assert deals_seen == {0, 1} and res.deals_played == 2
+    assert res.totals == tuple(a + b for a, b in zip(s.history[0].scores, s.history[1].scores, strict=False))
+    best = max(res.totals)
+    assert res.winners == tuple(i for i in range(3) if res.totals[i] == best)
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({"deals": 0}, "at least 1"),
+        ({"deals": 2.5}, "integer"),
+        ({"deck": "3s 3h"}, "54 cards"),
+        ({"deck": "3s " * 54}, "repeated"),
+        ({"face_up": 51}, "at most 50"),
+        ({"colour": "red"}, "unknown option"),
+    ],
+)
+def test_bad_options(options: dict, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        GAME.new_game(3, options, seed="x")
+    with pytest.raises(ValueError, match="exactly 3"):
+        GAME.new_game(4, {}, seed="x")
