@@ -1,0 +1,322 @@
+"""The service over real gRPC: a real `croupier serve` process with a real SQLite file.
+
+What clients see is compared with what the engine says about the stored state (read from the
+server's SQLite file), so secrecy is checked against the engine's own views.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+import grpc
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from engines.registry import get_game
+from tests.support import (
+    Client,
+    ServerProcess,
+    bearer,
+    rpc_code,
+    stored_event_states,
+    stored_table,
+)
+
+GAME = get_game("dou_dizhu")
+C = grpc.StatusCode
+
+pytestmark = pytest.mark.e2e
+
+
+def test_health_reflection_ping_and_games(server: ServerProcess, client: Client) -> None:
+    health = health_pb2_grpc.HealthStub(client.channel)
+    for service in ("", "croupier.v1.Croupier"):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    refl = reflection_pb2_grpc.ServerReflectionStub(client.channel)
+    replies = refl.ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5
+    )
+    names = {s.name for r in replies for s in r.list_services_response.service}
+    assert {"croupier.v1.Croupier", "grpc.health.v1.Health"} <= names
+    assert client.stub.Ping(pb.PingRequest(payload=b"\x00hi"), timeout=5).payload == b"\x00hi"
+    games = client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
+    dd = next(g for g in games if g.name == "dou_dizhu")
+    assert (dd.min_players, dd.max_players) == (3, 3)
+    assert {o.name for o in dd.options} >= {"deals", "deck"}
+
+
+def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
+    options = struct_pb2.Struct()
+    options.update({"deals": 2})
+    table = client.create(
+        options=options,
+        seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN), pb.SeatSpec(kind=pb.SEAT_KIND_BOT,
+               bot_level="random"), pb.SeatSpec()],
+    )
+    tid = table.table_id
+    assert table.status == pb.TABLE_STATUS_WAITING and table.version == 1
+    assert table.players == 3 and table.options["deals"] == 2
+    assert [s.kind for s in table.seats] == [pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_BOT,
+                                             pb.SEAT_KIND_HUMAN]
+    assert client.join(tid, name="ann") == 0
+    mine = client.view(tid, 0)
+    assert mine.seat == 0 and mine.version == 2 and mine.HasField("seat")
+    state = GAME.decode(stored_table(server.db, tid)[1])
+    assert mine.view.dou_dizhu.hand == GAME.view(state, 0).hand != ""
+    assert not mine.to_act and not mine.legal_moves  # seats still empty: nobody acts
+    public = client.view(tid)
+    assert not public.HasField("seat") and public.view.dou_dizhu.hand == ""
+    waiting = client.stub.ListTables(
+        pb.ListTablesRequest(game="dou_dizhu", status=pb.TABLE_STATUS_WAITING, limit=500))
+    assert tid in {t.table_id for t in waiting.tables}
+    for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
+    assert tid in {t.table_id for t in for_bots.tables}
+    assert client.join(tid, name="bot", bot=True) == 1
+    assert client.join(tid, name="bob") == 2
+    table = client.view(tid).table
+    assert table.status == pb.TABLE_STATUS_PLAYING and [s.name for s in table.seats] == [
+        "ann", "bot", "bob"]
+    assert table.seats[1].is_bot and not table.seats[0].is_bot
+    playing = client.stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_PLAYING))
+    assert tid in {t.table_id for t in playing.tables}
+    for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
+    assert tid not in {t.table_id for t in for_bots.tables}
+    left = client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid),
+                                  metadata=bearer(client.tokens[2]))
+    assert left.table.status == pb.TABLE_STATUS_WAITING and not left.table.seats[2].occupied
+
+
+def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, client: Client) -> None:
+    waiting = client.create().table_id
+    client.join(waiting, name="early")
+    code, msg = rpc_code(client.move, waiting, 0, "pass")
+    assert code == C.FAILED_PRECONDITION and "not started" in msg
+
+    tid = client.seated_table()
+    version, state_bytes = stored_table(server.db, tid)
+    acting = client.view(tid).to_act[0]
+    idle = (acting + 1) % 3
+    tokens = dict(client.tokens)
+    stub = client.stub
+
+    def submit(move: str, md: list[tuple[str, str]] | None = None, expected: int = 0,
+               table: str = tid) -> object:
+        return stub.SubmitMove(
+            pb.SubmitMoveRequest(table_id=table, move=move, expected_version=expected),
+            metadata=md, timeout=5)
+
+    cases = [
+        # (what, call, expected code, words the message must contain)
+        ("unknown table", lambda: client.view("nosuchtable"), C.NOT_FOUND, "no table"),
+        ("unknown table move", lambda: submit("pass", bearer(tokens[acting]), table="nope"),
+         C.NOT_FOUND, "no table"),
+        ("unknown game", lambda: client.create(game="poker"), C.INVALID_ARGUMENT, "dou_dizhu"),
+        ("players", lambda: client.create(players=5), C.INVALID_ARGUMENT, "players"),
+        ("bad option", lambda: client.create(options=_struct(deals=0)), C.INVALID_ARGUMENT,
+         "deals"),
+        ("malformed move", lambda: submit("xyz", bearer(tokens[acting])), C.INVALID_ARGUMENT,
+         "malformed"),
+        ("no token", lambda: submit("pass"), C.UNAUTHENTICATED, "token"),
+        ("not bearer", lambda: submit("pass", [("authorization", "Basic abc")]),
+         C.UNAUTHENTICATED, "Bearer"),
+        ("wrong token", lambda: submit("pass", bearer("x" * 32)), C.PERMISSION_DENIED, "token"),
+        ("not your turn", lambda: submit("pass", bearer(tokens[idle])), C.FAILED_PRECONDITION,
+         "not your turn"),
+        ("illegal", lambda: submit("3", bearer(tokens[acting])), C.FAILED_PRECONDITION,
+         "bidding"),
+        ("stale version", lambda: submit("pass", bearer(tokens[acting]), expected=version - 1),
+         C.ABORTED, "version"),
+        ("seat taken", lambda: client.join(tid, seat=0), C.FAILED_PRECONDITION, "taken"),
+        ("table full", lambda: client.join(tid), C.FAILED_PRECONDITION, "no free seat"),
+        ("no such seat", lambda: client.join(tid, seat=9), C.INVALID_ARGUMENT, "seat 9"),
+        ("bot seat for people", lambda: client.join(tid, bot=True), C.FAILED_PRECONDITION,
+         "no free seat"),
+        ("too many tables", lambda: stub.ListTables(pb.ListTablesRequest(limit=100_000)),
+         C.RESOURCE_EXHAUSTED, "at most"),
+        ("long name", lambda: client.join(waiting, name="n" * 500), C.RESOURCE_EXHAUSTED,
+         "names"),
+        ("long options", lambda: client.create(options=_struct(deck="3s " * 3000)),
+         C.RESOURCE_EXHAUSTED, "options"),
+        ("long move", lambda: submit("3" * 10_000, bearer(tokens[acting])),
+         C.RESOURCE_EXHAUSTED, "move"),
+        ("big ping", lambda: stub.Ping(pb.PingRequest(payload=b"x" * 100_000)),
+         C.RESOURCE_EXHAUSTED, "payload"),
+        ("negative from_version", lambda: list(client.stream(tid, -1)), C.INVALID_ARGUMENT,
+         "from_version"),
+    ]
+    for what, call, want, words in cases:
+        code, msg = rpc_code(call)
+        assert code == want, f"{what}: got {code} {msg!r}"
+        assert words.lower() in msg.lower(), f"{what}: {msg!r}"
+        assert all(t not in msg for t in tokens.values()), what
+        assert stored_table(server.db, tid) == (version, state_bytes), what
+    # and the table still plays on from where it was
+    mine = client.view(tid, acting)
+    assert client.move(tid, acting, mine.legal_moves[0], version).version == version + 1
+
+
+def _struct(**values: object) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(values)
+    return s
+
+
+def test_views_and_streams_show_each_seat_only_its_own_cards(
+    server: ServerProcess, client: Client
+) -> None:
+    tid = client.seated_table()
+    rng = random.Random(11)
+    for _ in range(40):
+        _, data = stored_table(server.db, tid)
+        state = GAME.decode(data)
+        for seat in (0, 1, 2, None):
+            got = client.view(tid, seat)
+            assert got.view.dou_dizhu == GAME.view(state, seat), seat
+            if seat is None:
+                assert got.view.dou_dizhu.hand == "" and not got.legal_moves
+            shown = str(got)
+            for other in range(3):
+                hand = GAME.view(state, other).hand
+                if other != seat and len(hand) >= 8:  # long enough not to occur by chance
+                    assert hand not in shown, (seat, other)
+        if client.step(tid, rng) is None:
+            break
+    states = stored_event_states(server.db, tid)
+    last = max(states)
+    for seat in (0, 1, 2, None):
+        events = list(_take(client.stream(tid, 0, seat), last))
+        assert [e.version for e in events] == list(range(1, last + 1))
+        for e in events:
+            assert e.view.view.dou_dizhu == GAME.view(GAME.decode(states[e.version]), seat)
+            assert e.view.version == e.version
+
+
+def _take(stream, upto: int) -> list[pb.TableEvent]:
+    """Events from a live stream up to version `upto`, then cancels it."""
+    out = []
+    for e in stream:
+        out.append(e)
+        if e.version >= upto:
+            break
+    stream.cancel()
+    return out
+
+
+def test_stream_resumes_exactly_once_while_play_goes_on(server: ServerProcess,
+                                                        client: Client) -> None:
+    tid = client.seated_table()
+    rng = random.Random(5)
+    for _ in range(10):
+        client.step(tid, rng)
+    live_before = client.stream(tid, 0, seat=1)  # subscribed before the rest of the match
+    first = _take(client.stream(tid, 0, seat=0), 8)
+    assert [e.version for e in first] == list(range(1, 9))
+    player = Client(server.address)
+    player.tokens = dict(client.tokens)
+    done = threading.Event()
+
+    def play_on() -> None:
+        try:
+            player.play_to_end(tid, random.Random(6))
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=play_on)
+    thread.start()
+    rest = list(client.stream(tid, first[-1].version, seat=0))  # ends after END
+    thread.join(60)
+    assert done.is_set()
+    player.close()
+    versions = [e.version for e in first + rest]
+    assert versions == list(range(1, versions[-1] + 1))  # every event once, in order
+    assert rest[-1].kind == pb.EVENT_KIND_END
+    assert stored_table(server.db, tid)[0] == versions[-1]
+    live = list(live_before)
+    assert [e.version for e in live] == versions
+    assert [e.move for e in live] == [e.move for e in first + rest]  # moves are public here
+    # resuming after the end returns at once with nothing
+    assert list(client.stream(tid, versions[-1], seat=0)) == []
+
+
+def test_a_match_played_to_the_end(server: ServerProcess, client: Client) -> None:
+    tid = client.seated_table(options=_struct(deals=2))
+    moves = client.play_to_end(tid, random.Random(3))
+    assert moves > 10
+    view = client.view(tid, 0)
+    assert view.table.status == pb.TABLE_STATUS_FINISHED and not view.to_act
+    assert view.result.finished and view.result.deals_played == 2
+    assert sum(view.result.totals) == 0 and view.result.winners
+    events = list(client.stream(tid, 0))
+    assert events[-1].kind == pb.EVENT_KIND_END and events[-1].version == view.version
+    assert events[-2].kind == pb.EVENT_KIND_MOVE and events[-2].deal_over
+    assert sum(e.deal_over for e in events) == 2
+    assert list(events[-1].view.result.totals) == list(view.result.totals)
+
+
+def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:
+    table = client.create(fill_with_bots_after_seconds=0.3, fill_level="greedy")
+    tid = table.table_id
+    assert rpc_code(client.join, tid, bot=True)[0] == C.FAILED_PRECONDITION
+    client.join(tid, name="ann")
+    events = _take(client.stream(tid, 0), 3)  # created, joined, seats opened
+    assert events[-1].kind == pb.EVENT_KIND_SEATS_OPENED
+    seats = events[-1].view.table.seats
+    assert [s.kind for s in seats] == [pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_BOT, pb.SEAT_KIND_BOT]
+    assert seats[1].bot_level == "greedy"
+    for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
+    assert tid in {t.table_id for t in for_bots.tables}
+    assert rpc_code(client.join, tid, name="bob")[0] == C.FAILED_PRECONDITION
+    assert {client.join(tid, bot=True), client.join(tid, bot=True)} == {1, 2}
+    assert client.view(tid).table.status == pb.TABLE_STATUS_PLAYING
+
+
+def test_killed_server_restarts_at_the_same_version(tmp_path: Path) -> None:
+    db = tmp_path / "croupier.db"
+    first = ServerProcess(db=db).start()
+    client = Client(first.address)
+    try:
+        tid = client.seated_table()
+        rng = random.Random(9)
+        acked = 0
+        for _ in range(15):
+            reply = client.step(tid, rng)
+            assert reply is not None
+            acked = reply.version
+        stream = client.stream(tid, 0, seat=0)
+        first.kill()
+        with pytest.raises(grpc.RpcError) as info:
+            list(stream)
+        assert info.value.code() == C.UNAVAILABLE
+    finally:
+        client.close()
+    second = ServerProcess(db=db).start()
+    client2 = Client(second.address)
+    client2.tokens = dict(client.tokens)  # tokens survive the restart
+    try:
+        view = client2.view(tid, 0)
+        assert view.version == acked
+        client2.play_to_end(tid, rng)
+        events = list(client2.stream(tid, 0))
+        assert [e.version for e in events] == list(range(1, events[-1].version + 1))
+        assert events[-1].kind == pb.EVENT_KIND_END
+        # a graceful stop ends open streams with UNAVAILABLE and a resume hint, exit code 0
+        other = client2.seated_table()
+        stream = client2.stream(other, 0)
+        assert next(stream).version == 1
+        assert second.stop() == 0
+        with pytest.raises(grpc.RpcError) as info:
+            list(stream)
+        assert info.value.code() == C.UNAVAILABLE
+    finally:
+        client2.close()
+        second.stop()
+    log = (db.with_suffix(".log")).read_text()
+    assert '"method": "SubmitMove"' in log and '"code": "OK"' in log
+    for token in client.tokens.values():
+        assert token not in log

@@ -1,0 +1,176 @@
+"""Table logic in-process (memory store, real Dou Dizhu engine, a clock the test moves):
+seat rules, the bot fill delay, leaving, deal and match ends. The wire-level behaviour is in
+test_service_api.py."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+import pytest
+
+from engines.registry import get_game
+from service.store import EventKind, SeatKind, Status
+from service.store_memory import MemoryStore
+from service.tables import Code, SeatRequest, TableError, Tables
+
+T = TypeVar("T")
+GAME = get_game("dou_dizhu")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(coro: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+def make() -> tuple[Tables, Clock]:
+    clock = Clock()
+    return Tables(MemoryStore(), clock=clock), clock
+
+
+async def refused(code: Code, coro: Awaitable[Any]) -> str:
+    with pytest.raises(TableError) as info:
+        await coro
+    assert info.value.code == code, info.value.message
+    return info.value.message
+
+
+def test_create_validates_everything_and_stores_nothing_on_error() -> None:
+    async def go() -> None:
+        t, _ = make()
+        msg = await refused(Code.INVALID_ARGUMENT, t.create("poker", 0, {}))
+        assert "dou_dizhu" in msg  # the message lists the known games
+        assert "3" in await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 4, {}))
+        assert "deals" in await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {"deals": 0}))
+        assert "unknown option" in await refused(
+            Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {"colour": "red"})
+        )
+        await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {}, [SeatRequest()] * 2))
+        await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {}, (), -1.0))
+        await refused(Code.RESOURCE_EXHAUSTED, t.create("dou_dizhu", 3, {"deck": "x" * 5000}))
+        assert await t.list() == []
+        rec = await t.create("dou_dizhu", 0, {"deals": 2})
+        assert (rec.players, rec.version, rec.status) == (3, 1, Status.WAITING)
+        assert rec.options == {"deals": 2}
+        assert [e.kind for e in await t.store.events_after(rec.table_id, 0)] == [EventKind.CREATED]
+
+    run(go())
+
+
+def test_seat_kinds_and_the_fill_delay() -> None:
+    async def go() -> None:
+        t, clock = make()
+        seats = [SeatRequest(), SeatRequest(SeatKind.BOT, "ismcts"), SeatRequest()]
+        rec = await t.create("dou_dizhu", 3, {}, seats, fill_with_bots_after_seconds=30)
+        tid = rec.table_id
+        msg = await refused(Code.FAILED_PRECONDITION, t.join(tid, 1, "ann", bot=False))
+        assert "reserved for a bot" in msg
+        msg = await refused(Code.FAILED_PRECONDITION, t.join(tid, 0, "bot", bot=True))
+        assert "fill delay" in msg
+        assert [r.table_id for r in await t.list(waiting_for_bot=True)] == [tid]  # seat 1
+        seat, token, rec = await t.join(tid, None, "bot", bot=True)
+        assert seat == 1 and rec.seats[1].is_bot and rec.version == 2
+        assert token and rec.seats[1].token_hash != token
+        # only human seats are left, and their delay has not passed
+        assert await t.list(waiting_for_bot=True) == []
+        await refused(Code.FAILED_PRECONDITION, t.join(tid, None, "bot2", bot=True))
+        seat, _, rec = await t.join(tid, None, "ann", bot=False)
+        assert seat == 0
+        await refused(Code.FAILED_PRECONDITION, t.join(tid, 0, "bob", bot=False))  # taken
+        await refused(Code.INVALID_ARGUMENT, t.join(tid, 7, "bob", bot=False))
+        clock.now += 31
+        assert [r.table_id for r in await t.list(waiting_for_bot=True)] == [tid]
+        assert await t.open_due_seats() == 1
+        rec = await t.get(tid)
+        assert rec.seats[2].kind == SeatKind.BOT and rec.seats[2].bot_level == "random"
+        log = await t.store.events_after(tid, 0)
+        assert log[-1].kind == EventKind.SEATS_OPENED and log[-1].version == rec.version
+        assert await t.open_due_seats() == 0  # nothing left to hand over
+        await refused(Code.FAILED_PRECONDITION, t.join(tid, 2, "carl", bot=False))
+        seat, _, rec = await t.join(tid, None, "bot3", bot=True)
+        assert seat == 2 and rec.status == Status.PLAYING
+        await refused(Code.FAILED_PRECONDITION, t.join(tid, None, "late", bot=False))
+        await refused(Code.RESOURCE_EXHAUSTED, t.join(tid, None, "x" * 65, bot=False))
+
+    run(go())
+
+
+def test_bot_may_take_a_human_seat_once_the_delay_passed_before_the_sweep() -> None:
+    async def go() -> None:
+        t, clock = make()
+        rec = await t.create("dou_dizhu", 3, {}, fill_with_bots_after_seconds=5)
+        clock.now += 6
+        seat, _, rec = await t.join(rec.table_id, None, "bot", bot=True)
+        assert seat == 0 and rec.seats[0].kind == SeatKind.HUMAN and rec.seats[0].is_bot
+
+    run(go())
+
+
+def test_leave_frees_the_seat_and_kills_the_token() -> None:
+    async def go() -> None:
+        t, _ = make()
+        tid = (await t.create("dou_dizhu", 3, {})).table_id
+        tokens = {}
+        for name in "abc":
+            seat, token, rec = await t.join(tid, None, name, bot=False)
+            tokens[seat] = token
+        assert rec.status == Status.PLAYING
+        await refused(Code.UNAUTHENTICATED, t.leave(tid, None))
+        await refused(Code.PERMISSION_DENIED, t.leave(tid, "not-a-token"))
+        rec = await t.leave(tid, tokens[1])
+        assert rec.status == Status.WAITING and not rec.seats[1].occupied
+        await refused(Code.PERMISSION_DENIED, t.leave(tid, tokens[1]))
+        acting = min(GAME.to_act(GAME.decode(rec.state)))
+        msg = await refused(Code.FAILED_PRECONDITION, t.move(tid, tokens[acting] if acting != 1
+                                                            else tokens[0], "pass", 0))
+        assert "not started" in msg or "not your turn" in msg
+        seat, tokens[1], rec = await t.join(tid, None, "d", bot=False)
+        assert seat == 1 and rec.status == Status.PLAYING
+        assert rec.version == 1 + 3 + 1 + 1
+
+    run(go())
+
+
+def test_moves_events_deal_over_and_end() -> None:
+    async def go() -> None:
+        t, _ = make()
+        tid = (await t.create("dou_dizhu", 3, {"deals": 2})).table_id
+        tokens = {}
+        for name in "abc":
+            seat, token, _ = await t.join(tid, None, name, bot=False)
+            tokens[seat] = token
+        rng = random.Random(7)
+        rec = await t.get(tid)
+        while rec.status != Status.FINISHED:
+            state = GAME.decode(rec.state)
+            seat = min(GAME.to_act(state))
+            move = GAME.format_move(rng.choice(list(GAME.legal_moves(state, seat))))
+            before = rec.version
+            out = await t.move(tid, tokens[seat], move, before)
+            rec = out.record
+            assert out.events[0].version == before + 1 and out.events[0].move == move
+        log = await t.store.events_after(tid, 0, limit=10_000)
+        assert [e.version for e in log] == list(range(1, rec.version + 1))
+        assert log[-1].kind == EventKind.END and log[-2].kind == EventKind.MOVE
+        assert log[-2].deal_over and not log[-1].deal_over
+        deal_ends = [e for e in log if e.deal_over]
+        assert len(deal_ends) == 2  # one per deal (redeals after all-pass bidding don't count)
+        assert GAME.result(GAME.decode(log[-1].state)).finished
+        await refused(Code.FAILED_PRECONDITION, t.move(tid, tokens[0], "pass", 0))
+        await refused(Code.FAILED_PRECONDITION, t.leave(tid, tokens[0]))
+        await refused(Code.FAILED_PRECONDITION, t.join(tid, None, "z", bot=False))
+        assert (await t.get(tid)).version == rec.version
+
+    run(go())
