@@ -34,7 +34,7 @@ from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
 
 log = structlog.get_logger("croupier.bots")
 
-DEFAULT_SERVER = "localhost:50051"
+DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_POLL = 1.0
 RPC_TIMEOUT = 15.0
 STOP_GRACE = 30.0  # seconds a stopping worker waits for decisions in hand
@@ -357,23 +357,23 @@ class Worker:
             await self._sleep(busy * random.uniform(0.5, 1.5) if claimed else self.settings.poll)
 
     def _pick_seat(self, table: croupier_pb2.Table) -> int | None:
-        """A free seat of this table that this worker may play, preferring bot seats."""
+        """A free bot seat of this table at a level this worker serves.
+
+        Human seats are never tried: once their fill delay passes the server turns them into
+        bot seats of the table's fill level, so they show up here as bot seats.
+        """
         now = time.monotonic()
         self.cooldown = {k: t for k, t in self.cooldown.items() if t > now}
-        bot_seats: list[int] = []
-        human_seats: list[int] = []
-        for info in table.seats:
-            key = (table.table_id, info.seat)
-            if info.occupied or key in self.players or key in self.cooldown:
-                continue
-            if not self.settings.serves(info.bot_level):
-                continue
-            if info.kind == croupier_pb2.SEAT_KIND_BOT:
-                bot_seats.append(info.seat)
-            else:
-                human_seats.append(info.seat)  # only if the fill delay has passed (server decides)
-        candidates = bot_seats or human_seats
-        return random.choice(candidates) if candidates else None
+        free = [
+            info.seat
+            for info in table.seats
+            if info.kind == croupier_pb2.SEAT_KIND_BOT
+            and not info.occupied
+            and (table.table_id, info.seat) not in self.players
+            and (table.table_id, info.seat) not in self.cooldown
+            and self.settings.serves(info.bot_level)
+        ]
+        return random.choice(free) if free else None
 
     async def _claim(
         self, stub: croupier_pb2_grpc.CroupierStub, table: croupier_pb2.Table, seat: int
@@ -386,7 +386,7 @@ class Worker:
                 timeout=RPC_TIMEOUT,
             )
         except grpc.aio.AioRpcError as error:
-            # Usually another worker won the race, or a human seat is not yet open to bots.
+            # Usually another worker won the race: skip the seat for a while.
             self.cooldown[(table.table_id, seat)] = time.monotonic() + max(self.settings.poll, 1.0)
             self.log.debug(
                 "claim_refused", table=table.table_id, seat=seat, code=_code(error).name,

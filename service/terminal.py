@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-DEFAULT_SERVER = "localhost:50051"
+DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0
 RECONNECT_FOR = 60.0  # seconds a client keeps trying to reach a restarting server
 CHANNEL_OPTIONS = (
@@ -42,6 +42,7 @@ KIND_NAMES = {
     croupier_pb2.EVENT_KIND_LEFT: "left",
     croupier_pb2.EVENT_KIND_MOVE: "move",
     croupier_pb2.EVENT_KIND_END: "end",
+    croupier_pb2.EVENT_KIND_SEATS_OPENED: "seats opened",
 }
 
 
@@ -98,15 +99,21 @@ def dou_dizhu_public(
 ) -> list[str]:
     """What everybody at a Dou Dizhu table knows: deal, bidding, landlord, kitty, hand sizes."""
     lines = []
-    deal = f"deal {v.deal_number + 1} of {v.deals}" if v.deals else f"deal {v.deal_number + 1}"
-    phase = PHASES.get(v.phase, "")
-    lines.append(f"{deal}, {phase}" if phase else deal)
+    if v.phase == dou_dizhu_pb2.DOU_DIZHU_PHASE_OVER:
+        lines.append(f"match over after {len(v.history)} deal(s)")
+    else:
+        deal = f"deal {v.deal_number + 1} of {v.deals}" if v.deals else f"deal {v.deal_number + 1}"
+        phase = PHASES.get(v.phase, "")
+        lines.append(f"{deal}, {phase}" if phase else deal)
+        if v.redeals:
+            lines.append(f"Redealt {v.redeals} time(s) after everybody passed")
     if v.landlord >= 0 and v.phase != BIDDING:
         kitty = f", kitty {hand_text(v.kitty)}" if v.kitty else ""
         lines.append(f"Landlord: {seat_label(table, v.landlord, me)} at bid {v.bid}{kitty}")
     else:
         if v.face_up_card:
-            lines.append(f"Face-up card: {v.face_up_card} ({seat_label(table, v.face_up_holder, me)})")
+            holder = seat_label(table, v.face_up_holder, me)
+            lines.append(f"Face-up card: {v.face_up_card}, dealt to {holder}")
         bids = ", ".join(f"{seat_label(table, a.seat, me)}: {a.move}" for a in v.bidding)
         lines.append(f"Bidding: {bids or 'no bids yet'}; highest bid {v.bid or 'none'}")
     sizes = "  ".join(
@@ -383,8 +390,10 @@ class Player:
         width = max(40, shutil.get_terminal_size((80, 24)).columns)
         for line in numbered(view.legal_moves, width):
             self.say(line)
-        if any(m.isdigit() for m in view.legal_moves):
-            self.say("(A number picks from this list; type =33 to play the move 33 itself.)",
+        count = len(view.legal_moves)
+        clash = next((m for m in view.legal_moves if m.isdigit() and 1 <= int(m) <= count), None)
+        if clash:
+            self.say(f"(A number picks from this list; type ={clash} to play the move {clash}.)",
                      "dim")
 
     def resolve(self, text: str, moves: list[str]) -> str | None:
@@ -408,7 +417,8 @@ class Player:
         self.show_turn(view)
         moves = list(view.legal_moves)
         while True:
-            text = input(f"Your move (1-{len(moves)} or notation, ? to list): ").strip()
+            span = "1" if len(moves) == 1 else f"1-{len(moves)}"
+            text = input(f"Your move ({span} or notation, ? to list): ").strip()
             if not text:
                 continue
             if text in ("?", "help"):
@@ -545,6 +555,8 @@ def describe_event(event: croupier_pb2.TableEvent) -> str:
         body = f"table {table.table_id} created ({table.game}, {table.players} players)"
     elif event.kind == croupier_pb2.EVENT_KIND_END:
         body = "match over"
+    elif event.kind == croupier_pb2.EVENT_KIND_SEATS_OPENED:
+        body = "empty seats handed to bots"
     else:
         body = event.move or ""
     return f"[v{event.version}] {kind}: {body}"
