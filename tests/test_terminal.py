@@ -1,0 +1,187 @@
+"""`croupier play` through a pseudo-terminal and `croupier watch`, against real processes;
+plus the terminal's formatting helpers."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from rich.console import Console
+
+from service import terminal
+from tests.bot_support import (
+    CROUPIER,
+    Bots,
+    Server,
+    bot_seats,
+    child_env,
+    create_table,
+    events_to_end,
+    stub_for,
+)
+
+PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("terminal_stack")
+    server = Server(tmp / "c.db", tmp / "server.log")
+    bots = Bots(server.address, tmp / "bots.log", workers=1)
+    yield server
+    bots.stop()
+    server.stop()
+
+
+def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CROUPIER, *argv], capture_output=True, text=True, timeout=timeout,
+        env=child_env(NO_COLOR="1"),
+    )
+
+
+@pytest.mark.e2e
+def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) -> None:
+    transcript = (tmp_path / "play.txt").open("w")
+    child = pexpect.spawn(
+        CROUPIER,
+        ["play", "dou_dizhu", "--server", stack.address, "--name", "tester"],
+        env=child_env(NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 120),
+    )
+    child.logfile_read = transcript
+    output: list[str] = []
+    prompts = 0
+    try:
+        while True:
+            if child.expect([PROMPT, pexpect.EOF]) == 1:
+                output.append(child.before)
+                break
+            output.append(child.before)
+            prompts += 1
+            # Alternate between "1" (usually pass) and typing the last listed move in notation
+            # (a bid or a real combination), so both ways of answering get exercised.
+            listed = child.before[child.before.rfind("Legal moves:") :]
+            cells = re.findall(r"(\d+)\) (bid \d|\S+)", listed)
+            if prompts % 2 == 0 and cells:
+                move = cells[-1][1]
+                child.sendline(f"={move}" if move.isdigit() else move)
+            else:
+                child.sendline("1")
+            assert prompts < 200, "the deal does not end"
+    finally:
+        child.close()
+        transcript.close()
+    # Styles stay on with NO_COLOR (bold, dim): drop them to read the text as a person does.
+    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
+    assert child.exitstatus == 0, text[-3000:]
+    assert prompts >= 1
+    assert re.search(r"Your hand \(\d+ cards\): [3-9TJQKA2BR ]+", text), text[-3000:]
+    assert re.search(r"^seat [12] \(bot\): (pass|bid \d|\S+)\s*$", text, re.MULTILINE)
+    assert re.search(r"^seat 0 \(you\): \S+", text, re.MULTILINE)
+    assert "Bidding:" in text and "Legal moves:" in text
+    assert "Landlord: seat" in text or "Redealt" in text
+    final = text[text.index("Final scores") :]
+    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    assert [s for s, _ in scores] == ["0", "1", "2"]
+    assert sum(int(v) for _, v in scores) == 0
+    assert "Winner(s): seat" in final
+
+
+@pytest.mark.e2e
+def test_watch_prints_every_event_to_the_end(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_table(stub, bot_seats(3))
+        watched = run("watch", table_id, "--server", stack.address)
+        events = events_to_end(stub, table_id)
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    out = watched.stdout
+    lines = [line for line in out.splitlines() if line.startswith("[v")]
+    assert len(lines) == len(events)
+    assert lines[0].startswith("[v1] created")
+    assert lines[-1] == f"[v{events[-1].version}] end: match over"
+    moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    for event in moves[:5]:
+        assert f"[v{event.version}] move: seat {event.seat} (bot): {event.move}" in out
+    assert re.search(r"cards \d+/\d+/\d+", out)  # hand sizes
+    assert "Landlord: seat" in out
+    totals = events[-1].view.result.totals
+    final = out[out.index("Final scores") :]
+    for seat, total in enumerate(totals):
+        assert f"seat {seat} (bot): {total:+d}" in final
+
+
+@pytest.mark.e2e
+def test_watch_an_unknown_table_fails_clearly(stack: Server) -> None:
+    watched = run("watch", "nosuchtable", "--server", stack.address)
+    assert watched.returncode == 1
+    assert "no table 'nosuchtable'" in watched.stdout
+
+
+@pytest.mark.e2e
+def test_play_an_unknown_game_fails_clearly(stack: Server) -> None:
+    played = run("play", "chess", "--server", stack.address)
+    assert played.returncode == 1
+    assert "unknown game 'chess'" in played.stdout and "dou_dizhu" in played.stdout
+
+
+@pytest.mark.parametrize("command", ["play", "watch"])
+def test_help(command: str) -> None:
+    shown = run(command, "--help", timeout=30)
+    assert shown.returncode == 0
+    assert "--server" in shown.stdout
+
+
+# --- formatting helpers --------------------------------------------------------------------
+
+
+def test_hand_is_grouped_by_rank_weakest_first() -> None:
+    assert terminal.hand_text("3345TTBR") == "33 4 5 TT B R"
+    assert terminal.hand_text("R3T3") == "33 T R"
+    assert terminal.hand_text("") == ""
+    assert terminal.hand_text("Ah Ks") == "Ah Ks"  # other games: shown as given
+
+
+def test_moves_are_numbered_in_columns_that_fit() -> None:
+    lines = terminal.numbered(["pass", "3", "44", "888+3"], width=40)
+    assert lines[0].startswith("  1) pass")
+    assert all(len(line) <= 40 for line in lines)
+    assert "4) 888+3" in "".join(lines)
+    assert terminal.numbered([], 80) == []
+
+
+def player() -> terminal.Player:
+    return terminal.Player(Console(file=open("/dev/null", "w")), None, "t", 0, "tok")  # type: ignore[arg-type]
+
+
+def test_numbers_pick_from_the_list_and_notation_passes_through() -> None:
+    moves = ["pass", "3", "44", "5"]
+    p = player()
+    assert p.resolve("1", moves) == "pass"
+    assert p.resolve("3", moves) == "44"  # a number in range picks by position
+    assert p.resolve("=3", moves) == "3"  # '=' forces notation
+    assert p.resolve("44", moves) == "44"  # out of range but a legal move: notation
+    assert p.resolve("99", moves) is None
+    assert p.resolve("888+3", moves) == "888+3"  # the server judges it
+
+
+def test_seat_labels_say_who_is_who() -> None:
+    table = pb.Table(
+        seats=[
+            pb.SeatInfo(seat=0, kind=pb.SEAT_KIND_HUMAN, occupied=True, name="ann"),
+            pb.SeatInfo(seat=1, kind=pb.SEAT_KIND_BOT, occupied=True, is_bot=True, name="b"),
+            pb.SeatInfo(seat=2, kind=pb.SEAT_KIND_HUMAN),
+        ]
+    )
+    assert terminal.seat_label(table, 0) == "seat 0 (ann)"
+    assert terminal.seat_label(table, 0, me=0) == "seat 0 (you)"
+    assert terminal.seat_label(table, 1) == "seat 1 (bot)"
+    assert terminal.seat_label(table, 2) == "seat 2"
