@@ -1,0 +1,152 @@
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse, 2012).
+
+The searching seat sees only its view. Every iteration deals a determinization with the
+engine's `sample`, walks the one shared tree restricted to the moves legal in that
+determinization (UCB with availability counts: a child is compared only over the iterations in
+which it was legal), expands one untried move, plays the deal out and backs up one reward per
+seat. Partners get equal rewards from the engine's scores, so they cooperate without a special
+case. Works for every engine through the contract alone.
+
+>>> import random
+>>> from engines.dou_dizhu import GAME
+>>> state = GAME.new_game(3, {}, seed="doc")
+>>> seat = state.to_act
+>>> move, stats = search(GAME, GAME.view(state, seat), seat, random.Random(1), iterations=50)
+>>> stats.iterations, move in GAME.legal_moves(state, seat)
+(50, True)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import Game
+
+PlayoutPolicy = Callable[[Game, Any, int, Sequence[Any], random.Random], Any]
+"""(game, state, seat, legal moves, rng) -> one of the legal moves."""
+
+
+class Node:
+    __slots__ = ("children", "visits", "reward", "avail")
+
+    def __init__(self) -> None:
+        self.children: dict[tuple[int, Any], Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 1
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    iterations: int
+    seconds: float
+    visits: dict[str, int]  # root move text -> visits
+    value: float  # mean reward of the chosen move for the searching seat
+
+
+def rewards(game: Game, before: Sequence[int], state: Any) -> list[float]:
+    """Per-seat reward in [0, 1] from the deal's score change: best seat 1, worst 0.
+
+    Normalising by the spread keeps UCB's exploration constant meaningful for every game's
+    scoring scale; partners (equal scores) get equal rewards.
+    """
+    after = game.result(state).totals
+    gains = [a - b for a, b in zip(after, before, strict=True)]
+    lo, hi = min(gains), max(gains)
+    if hi == lo:
+        return [0.5] * len(gains)
+    span = hi - lo
+    return [(g - lo) / span for g in gains]
+
+
+def search(
+    game: Game,
+    view: Any,
+    seat: int,
+    rng: random.Random,
+    iterations: int = 1000,
+    seconds: float | None = None,
+    exploration: float = 0.7,
+    playout: PlayoutPolicy | None = None,
+) -> tuple[Any, SearchStats]:
+    """The move for `seat` after at most `iterations` iterations or `seconds` of search.
+
+    With no time limit the result depends only on the view, the rng state and the budget.
+    """
+    start = time.perf_counter()
+    deadline = start + seconds if seconds else None
+    root = Node()
+    sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
+    to_act, is_over, deal_number = game.to_act, game.is_over, game.deal_number
+    log, sqrt = math.log, math.sqrt
+    done = 0
+    for done in range(1, iterations + 1):  # noqa: B007 - `done` is read after the loop
+        d = sample(view, rng)
+        deal0 = deal_number(d)
+        totals0 = game.result(d).totals
+        node = root
+        path: list[tuple[Node, int]] = []
+        # selection and expansion
+        while not is_over(d) and deal_number(d) == deal0:
+            if node is root:
+                edges = [(seat, m) for m in legal_moves(d, seat)]
+            else:
+                edges = [(s, m) for s in to_act(d) for m in legal_moves(d, s)]
+            children = node.children
+            untried = [e for e in edges if e not in children]
+            if untried:
+                edge = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                for e in edges:
+                    child = children.get(e)
+                    if child is not None:
+                        child.avail += 1
+                child = Node()
+                children[edge] = child
+                d = apply(d, edge[0], edge[1])
+                path.append((child, edge[0]))
+                break
+            best_edge, best_child, best_score = edges[0], None, -1.0
+            for e in edges:
+                child = children[e]
+                child.avail += 1
+                score = child.reward / child.visits + exploration * sqrt(
+                    log(child.avail) / child.visits
+                )
+                if score > best_score:
+                    best_edge, best_child, best_score = e, child, score
+            assert best_child is not None
+            d = apply(d, best_edge[0], best_edge[1])
+            path.append((best_child, best_edge[0]))
+            node = best_child
+        # playout to the end of the deal
+        while not is_over(d) and deal_number(d) == deal0:
+            acting = to_act(d)
+            s = next(iter(acting)) if len(acting) == 1 else rng.choice(sorted(acting))
+            legal = legal_moves(d, s)
+            if playout is None:
+                move = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+            else:
+                move = playout(game, d, s, legal, rng)
+            d = apply(d, s, move)
+        r = rewards(game, totals0, d)
+        for child, mover in path:
+            child.visits += 1
+            child.reward += r[mover]
+        if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+            break
+    own = [(e, c) for e, c in root.children.items() if e[0] == seat]
+    if not own:
+        raise ValueError(f"seat {seat} has no legal move in this view")
+    (_, move), child = max(own, key=lambda ec: (ec[1].visits, ec[1].reward))
+    stats = SearchStats(
+        iterations=done,
+        seconds=time.perf_counter() - start,
+        visits={game.format_move(e[1]): c.visits for e, c in own},
+        value=child.reward / child.visits if child.visits else 0.0,
+    )
+    return move, stats

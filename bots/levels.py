@@ -1,0 +1,67 @@
+"""Named bot strengths, as frontends offer them, each a documented budget.
+
+| level | player | budget per decision |
+|---|---|---|
+| random | uniform over legal moves | none |
+| heuristic | the game's rule-based player | none |
+| easy | ISMCTS, random playouts | 100 iterations |
+| medium | ISMCTS, random playouts | 500 iterations |
+| hard | ISMCTS, heuristic playouts | 1,000 iterations or 1 s |
+| expert | ISMCTS, heuristic playouts | 4,000 iterations or 4 s |
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from bots.heuristics import get_heuristic
+from bots.ismcts import SearchStats, search
+from engines.contract import Game
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    kind: str  # "random", "heuristic" or "ismcts"
+    iterations: int = 0
+    seconds: float | None = None
+    heuristic_playouts: bool = False
+
+    def choose(
+        self, game: Game, view: Any, seat: int, rng: random.Random
+    ) -> tuple[Any, SearchStats | None]:
+        """A legal move for `seat` from its engine view (the game's View message)."""
+        if self.kind == "ismcts":
+            playout = get_heuristic(game.info.name) if self.heuristic_playouts else None
+            return search(
+                game, view, seat, rng, self.iterations, self.seconds, playout=playout
+            )
+        state = game.sample(view, rng)
+        legal = game.legal_moves(state, seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal move in this view")
+        if self.kind == "heuristic":
+            return get_heuristic(game.info.name)(game, state, seat, legal, rng), None
+        return legal[rng.randrange(len(legal))], None
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("random", "random"),
+        Level("heuristic", "heuristic"),
+        Level("easy", "ismcts", iterations=100),
+        Level("medium", "ismcts", iterations=500),
+        Level("hard", "ismcts", iterations=1000, seconds=1.0, heuristic_playouts=True),
+        Level("expert", "ismcts", iterations=4000, seconds=4.0, heuristic_playouts=True),
+    )
+}
+
+
+def get_level(name: str) -> Level:
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot level {name!r}; levels: {', '.join(LEVELS)}") from None
