@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.contract import Game, IllegalMove
+from service import states
 from service.store import (
     Event,
     EventKind,
@@ -399,7 +400,7 @@ class Tables:
             )
             seats = record.seats[:seat] + (taken,) + record.seats[seat + 1 :]
             game = self.game(record.game)
-            status = self._status(seats, game, game.decode(record.state))
+            status = self._status(seats, game, states.decode(game, record.state))
             new = record.with_(seats=seats, status=status, version=record.version + 1)
             event = self._event(new, EventKind.JOINED, seat, taken.name, now)
             await self._commit(record, new, [event])
@@ -487,7 +488,7 @@ class Tables:
                     Code.FAILED_PRECONDITION,
                     f"the game has not started: waiting for seat(s) {', '.join(empty)} to be taken",
                 )
-            state = game.decode(record.state)
+            state = states.decode(game, record.state)
             to_act = game.to_act(state)
             if seat not in to_act:
                 waiting = ", ".join(str(s) for s in sorted(to_act))
@@ -506,6 +507,7 @@ class Tables:
             deal_over = over or game.deal_number(after) != game.deal_number(state)
             now = self.clock()
             data = game.encode(after)
+            states.remember(game, data, after)
             status = Status.FINISHED if over else record.status
             new = record.with_(state=data, status=status, version=record.version + 1)
             events = [

@@ -14,6 +14,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from engines.contract import Game, OptionSpec
+from service import states
 from service.store import Event, EventKind, SeatKind, Status, TableRecord
 
 STATUS = {
@@ -100,7 +101,7 @@ def table(record: TableRecord, acting: Iterable[int]) -> pb.Table:
 
 
 def table_summary(game: Game, record: TableRecord) -> pb.Table:
-    return table(record, to_act(game, record, game.decode(record.state)))
+    return table(record, to_act(game, record, states.decode(game, record.state)))
 
 
 def result(game: Game, state: Any) -> pb.Result:
@@ -116,7 +117,7 @@ def result(game: Game, state: Any) -> pb.Result:
 
 def table_view(game: Game, record: TableRecord, seat: int | None) -> pb.TableView:
     """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator."""
-    state = game.decode(record.state)
+    state = states.decode(game, record.state)
     acting = to_act(game, record, state)
     gv = pb.GameView()
     getattr(gv, game.info.view_field).CopyFrom(game.view(state, seat))
@@ -140,7 +141,7 @@ def shown_move(game: Game, event: Event, before: bytes | None, observer: int | N
         return ""
     if before is None:  # cannot happen for a well-formed log: a move never comes first
         raise ValueError(f"no state before move event {event.version}")
-    return game.redact(game.decode(before), event.seat, game.parse_move(event.move), observer)
+    return game.redact(states.decode(game, before), event.seat, game.parse_move(event.move), observer)
 
 
 def table_event(
