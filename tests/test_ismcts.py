@@ -1,0 +1,109 @@
+"""ISMCTS and the levels: legal, reproducible, within budget, for every engine."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots.arena import run, seatings, tally, wilson
+from bots.ismcts import search
+from bots.levels import LEVELS, Level
+from engines.registry import GAMES
+from tests.engine_kit import SETUPS
+
+QUICK = [
+    Level("random", "random"),
+    Level("heuristic", "heuristic"),
+    Level("tiny", "ismcts", iterations=12),
+    Level("tiny-h", "ismcts", iterations=12, heuristic_playouts=True),
+]
+
+
+def random_states(name: str, count: int, seed: int):
+    """States along random games of the engine, with the seats to act."""
+    game, setup = GAMES[name], SETUPS[name][0]
+    rng = random.Random(seed)
+    out = []
+    g = 0
+    while len(out) < count:
+        state = game.new_game(setup.players, setup.options, f"bots/{g}")
+        g += 1
+        while not game.is_over(state):
+            acting = sorted(game.to_act(state))
+            if rng.random() < 0.3:
+                out.append((state, acting))
+            seat = rng.choice(acting)
+            state = game.apply(state, seat, rng.choice(list(game.legal_moves(state, seat))))
+    return out[:count]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_level_answers_a_legal_move(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(3)
+    for state, acting in random_states(name, 40, seed=1):
+        for seat in acting:
+            for level in QUICK:
+                move, _ = level.choose(game, game.view(state, seat), seat, rng)
+                assert move in game.legal_moves(state, seat), (level.name, move)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_same_seed_same_move(name: str) -> None:
+    game = GAMES[name]
+    for state, acting in random_states(name, 10, seed=2):
+        seat = acting[0]
+        view = game.view(state, seat)
+        a, sa = search(game, view, seat, random.Random(9), iterations=60)
+        b, sb = search(game, view, seat, random.Random(9), iterations=60)
+        assert a == b and sa.visits == sb.visits
+
+
+def test_budgets_are_respected() -> None:
+    game = GAMES["dou_dizhu"]
+    state = game.new_game(3, {}, "budget")
+    seat = state.to_act
+    view = game.view(state, seat)
+    _, stats = search(game, view, seat, random.Random(1), iterations=37)
+    assert stats.iterations == 37 and sum(stats.visits.values()) == 37
+    _, stats = search(game, view, seat, random.Random(1), iterations=10**9, seconds=0.3)
+    assert 0.3 <= stats.seconds < 0.6 and stats.iterations < 10**9
+
+
+def test_search_prefers_the_winning_move() -> None:
+    """With the deal decided by one move (going out), the search finds it."""
+    from engines.dou_dizhu import Move
+    from tests.test_dou_dizhu_rules import FARMER_1, FARMER_2, LANDLORD, new, play
+
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
+    s = play(s, "bid 2", "pass", "pass", "666+4", "888+3", "5555", "pass", "pass", "7", "R",
+             "pass", "pass")
+    move, stats = search(GAMES["dou_dizhu"], GAMES["dou_dizhu"].view(s, 0), 0, random.Random(0),
+                         iterations=300)
+    assert move == Move("TTTJJJQQQ+99KKAA"), stats.visits
+
+
+def test_levels_are_documented_budgets() -> None:
+    assert list(LEVELS) == ["random", "heuristic", "easy", "medium", "hard", "expert"]
+    budgets = [LEVELS[n].iterations for n in ("easy", "medium", "hard", "expert")]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 4
+
+
+def test_seatings_are_duplicate_format() -> None:
+    assert seatings(["a", "b", "c"], 3) == sorted(
+        [("a", "b", "c"), ("a", "c", "b"), ("b", "a", "c"), ("b", "c", "a"), ("c", "a", "b"),
+         ("c", "b", "a")]
+    )
+    two = seatings(["a", "b"], 3)
+    assert len(two) == 6 and all({"a", "b"} == set(s) for s in two)
+
+
+def test_arena_tallies_every_seat_of_every_game() -> None:
+    records = run("dou_dizhu", ["heuristic", "random"], deals=3, seed="t", progress=False)
+    assert len(records) == 3 * 6
+    stats = tally(records, 3)
+    assert sum(len(s.points) for s in stats.values()) == 3 * 6 * 3
+    assert sum(sum(s.points) for s in stats.values()) == 0  # zero-sum game
+    lo, hi = wilson(5, 10)
+    assert lo < 0.5 < hi
