@@ -185,12 +185,10 @@ def _run(args: argparse.Namespace) -> int:
         game_hint = "croupier play dou_dizhu"
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
-        log.info(
-            "running",
-            listen=args.listen,
-            store=args.store,
-            how_to_play=f"in another terminal: {game_hint}",
-        )
+        hint = f"in another terminal: {game_hint}"
+        log.info("running", listen=args.listen, store=args.store, how_to_play=hint)
+        # also on stdout, whatever the log level: this is what a person at the terminal needs
+        print(f"Croupier is serving on {address}; {hint}  (Ctrl-C stops)", flush=True)
         bots_reported = False
         while not stopping:
             if children["server"].poll() is not None:

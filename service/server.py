@@ -41,6 +41,7 @@ GRPC_CODE = {
     Code.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
 MAX_PING_BYTES = 64 * 1024
+QUIET_METHODS = frozenset({"ListTables", "ListGames", "Ping"})
 STREAM_BATCH = 256
 
 log = get_logger("croupier.rpc")
@@ -72,14 +73,15 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
 
 
 class _Failure(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str):
+    def __init__(self, code: grpc.StatusCode, message: str, log_message: str):
         self.code = code
         self.message = message
+        self.log_message = log_message
 
 
 def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
-        return _Failure(GRPC_CODE[exc.code], exc.message)
+        return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
     # Unexpected: log where it happened, not the message (engine errors might name cards).
     log.error(
         "rpc_internal_error",
@@ -87,7 +89,8 @@ def _classify(exc: BaseException, method: str) -> _Failure:
         error=type(exc).__name__,
         exc_info=(type(exc), exc.with_traceback(exc.__traceback__), exc.__traceback__),
     )
-    return _Failure(grpc.StatusCode.INTERNAL, f"internal error in {method}; see the server log")
+    message = f"internal error in {method}; see the server log"
+    return _Failure(grpc.StatusCode.INTERNAL, message, message)
 
 
 def unary(
@@ -156,8 +159,13 @@ def _log_rpc(
     failure: _Failure | None,
 ) -> None:
     duration_ms = round((time.perf_counter() - start) * 1000, 3)
-    extra = {"error": failure.message} if failure is not None else {}
-    level = log.warning if code == grpc.StatusCode.INTERNAL else log.info
+    extra = {"error": failure.log_message} if failure is not None else {}
+    if code == grpc.StatusCode.INTERNAL:
+        level = log.warning
+    elif code == grpc.StatusCode.OK and method in QUIET_METHODS:
+        level = log.debug  # lobby polls by every bot worker, every second: noise at info
+    else:
+        level = log.info
     level("rpc", method=method, code=code.name, duration_ms=duration_ms, **fields, **extra)
 
 
@@ -196,7 +204,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 seats.append(SeatRequest(SeatKind.HUMAN))
             else:
                 raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
-        options = json_format.MessageToDict(request.options)
+        # Struct numbers are doubles: give integral ones back their integer type
+        options = {
+            k: int(v) if isinstance(v, float) and v.is_integer() else v
+            for k, v in json_format.MessageToDict(request.options).items()
+        }
         record = await self.tables.create(
             request.game,
             request.players,
@@ -333,13 +345,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 if fresh is not None:
                     record = record.with_(status=fresh.status, version=fresh.version)
 
+    @unary
     async def Ping(
-        self, request: pb.PingRequest, context: grpc.aio.ServicerContext
+        self, request: pb.PingRequest, context: Any, f: dict[str, Any]
     ) -> pb.PingResponse:
         if len(request.payload) > MAX_PING_BYTES:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"ping payload is at most {MAX_PING_BYTES} bytes",
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes"
             )
         return pb.PingResponse(payload=request.payload)
 

@@ -67,10 +67,12 @@ class TableError(Exception):
     """A refused request: the table is unchanged. The message says what and why, and never
     carries a hidden card or a token."""
 
-    def __init__(self, code: Code, message: str):
+    def __init__(self, code: Code, message: str, log_message: str | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
+        # what logs may say: a refused move's reason can tell what its mover holds
+        self.log_message = message if log_message is None else log_message
 
 
 def hash_token(token: str) -> str:
@@ -473,7 +475,9 @@ class Tables:
             try:
                 move = game.parse_move(text)
             except ValueError as e:
-                raise TableError(Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}") from None
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}", "malformed move"
+                ) from None
             if expected_version and expected_version != record.version:
                 raise TableError(
                     Code.ABORTED,
@@ -499,7 +503,9 @@ class Tables:
                 after = game.apply(state, seat, move)
             except IllegalMove as e:
                 raise TableError(
-                    Code.FAILED_PRECONDITION, f"illegal move {game.format_move(move)!r}: {e}"
+                    Code.FAILED_PRECONDITION,
+                    f"illegal move {game.format_move(move)!r}: {e}",
+                    "illegal move",
                 ) from None
             canonical = game.format_move(move)
             public = game.redact(state, seat, move, None)

@@ -141,7 +141,9 @@ def shown_move(game: Game, event: Event, before: bytes | None, observer: int | N
         return ""
     if before is None:  # cannot happen for a well-formed log: a move never comes first
         raise ValueError(f"no state before move event {event.version}")
-    return game.redact(states.decode(game, before), event.seat, game.parse_move(event.move), observer)
+    return game.redact(
+        states.decode(game, before), event.seat, game.parse_move(event.move), observer
+    )
 
 
 def table_event(

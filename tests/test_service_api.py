@@ -159,6 +159,10 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
     # and the table still plays on from where it was
     mine = client.view(tid, acting)
     assert client.move(tid, acting, mine.legal_moves[0], version).version == version + 1
+    # the log says a move was refused, not why: the reason can tell what its mover holds
+    log = server.db.with_suffix(".log").read_text()
+    assert '"error": "illegal move"' in log and "the bidding is not over" not in log
+    assert all(t not in log for t in tokens.values())
 
 
 def _struct(**values: object) -> struct_pb2.Struct:
@@ -320,3 +324,62 @@ def test_killed_server_restarts_at_the_same_version(tmp_path: Path) -> None:
     assert '"method": "SubmitMove"' in log and '"code": "OK"' in log
     for token in client.tokens.values():
         assert token not in log
+
+
+def test_a_seat_given_up_streams_only_the_public_view_afterwards(
+    server: ServerProcess, client: Client
+) -> None:
+    tid = client.seated_table()
+    old_token = client.tokens[1]
+    stream = client.stream(tid, 0, seat=1)
+    client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid), metadata=bearer(old_token))
+    newcomer = Client(server.address)
+    try:
+        assert newcomer.join(tid, name="new") == 1
+        events = _take(stream, 6)  # created, 3 joined, left, joined
+    finally:
+        newcomer.close()
+    assert [e.kind for e in events[-2:]] == [pb.EVENT_KIND_LEFT, pb.EVENT_KIND_JOINED]
+    assert events[3].view.seat == 1 and events[3].view.view.dou_dizhu.hand  # still its seat
+    assert not events[-1].view.HasField("seat") and events[-1].view.view.dou_dizhu.hand == ""
+    code, _ = rpc_code(client.stub.GetView, pb.GetViewRequest(table_id=tid),
+                       metadata=bearer(old_token))
+    assert code == C.PERMISSION_DENIED
+
+
+def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> None:
+    """Compare-and-set holds across processes, and a stream on one server sees moves made
+    through the other (it re-reads the store about once a second)."""
+    twin = ServerProcess(db=server.db, log=server.db.with_suffix(".twin.log")).start()
+    a, b = Client(server.address), Client(twin.address)
+    try:
+        tid = a.seated_table()
+        b.tokens = dict(a.tokens)
+        stream = a.stream(tid, 0)
+        rng = random.Random(2)
+        for i in range(6):
+            (a if i % 2 else b).step(tid, rng)
+        public = a.view(tid)
+        seat = public.to_act[0]
+        move = a.view(tid, seat).legal_moves[0]
+        results = []
+
+        def race(c: Client) -> None:
+            try:
+                results.append(c.move(tid, seat, move, public.version).version)
+            except grpc.RpcError as e:
+                results.append(e.code())
+
+        threads = [threading.Thread(target=race, args=(c,)) for c in (a, b, a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert results.count(public.version + 1) == 1, results
+        assert sum(r == C.ABORTED for r in results) == 3, results
+        events = _take(stream, public.version + 1)
+        assert [e.version for e in events] == list(range(1, public.version + 2))
+    finally:
+        a.close()
+        b.close()
+        twin.stop()
