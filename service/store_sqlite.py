@@ -151,7 +151,11 @@ class SQLiteStore(Store):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
         self._conn: sqlite3.Connection | None = None
         # open synchronously so that a bad path fails at start-up, not on the first RPC
-        self._executor.submit(self._open).result()
+        try:
+            self._executor.submit(self._open).result()
+        except (sqlite3.Error, OSError) as e:
+            self._executor.shutdown(wait=False)
+            raise OSError(f"cannot open the SQLite store at {self.path}: {e}") from None
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
