@@ -12,6 +12,7 @@ import contextlib
 import functools
 import signal
 import time
+import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -82,12 +83,13 @@ class _Failure(Exception):
 def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
         return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
-    # Unexpected: log where it happened, not the message (engine errors might name cards).
+    # Unexpected: log where it happened, not the message (it might quote a state's cards).
+    frames = traceback.extract_tb(exc.__traceback__)
     log.error(
         "rpc_internal_error",
         method=method,
         error=type(exc).__name__,
-        exc_info=(type(exc), exc.with_traceback(exc.__traceback__), exc.__traceback__),
+        where=[f"{f.filename}:{f.lineno} in {f.name}" for f in frames[-8:]],
     )
     message = f"internal error in {method}; see the server log"
     return _Failure(grpc.StatusCode.INTERNAL, message, message)

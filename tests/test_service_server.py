@@ -1,0 +1,44 @@
+"""Server helpers that the end-to-end tests cannot reach: unexpected errors and metadata."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from service.server import _classify, bearer_token
+from service.tables import Code, TableError
+
+
+class FakeContext:
+    def __init__(self, metadata: list[tuple[str, str]]) -> None:
+        self._metadata = metadata
+
+    def invocation_metadata(self) -> list[tuple[str, str]]:
+        return self._metadata
+
+
+def test_unexpected_errors_answer_internal_without_their_message() -> None:
+    try:
+        raise RuntimeError("seat 1 holds 3s 4h 5d")
+    except RuntimeError as e:
+        failure = _classify(e, "SubmitMove")
+    assert failure.code == grpc.StatusCode.INTERNAL
+    assert "3s" not in failure.message and "3s" not in failure.log_message
+    assert "SubmitMove" in failure.message
+
+
+def test_table_errors_keep_their_code_and_log_message() -> None:
+    failure = _classify(TableError(Code.ABORTED, "stale: v3", "stale"), "SubmitMove")
+    assert (failure.code, failure.message, failure.log_message) == (
+        grpc.StatusCode.ABORTED, "stale: v3", "stale")
+
+
+def test_bearer_token_parsing() -> None:
+    assert bearer_token(FakeContext([])) is None
+    assert bearer_token(FakeContext([("x-other", "1")])) is None
+    assert bearer_token(FakeContext([("authorization", "Bearer abc")])) == "abc"
+    assert bearer_token(FakeContext([("authorization", "bearer  abc ")])) == "abc"
+    for bad in ("abc", "Basic abc", "Bearer ", "Bearer"):
+        with pytest.raises(TableError) as info:
+            bearer_token(FakeContext([("authorization", bad)]))
+        assert info.value.code == Code.UNAUTHENTICATED
