@@ -5,8 +5,10 @@ the process being killed at any moment (only a power loss can drop the last comm
 commit is one transaction whose UPDATE ... WHERE version=? is the compare-and-set, so several
 server processes may share one file safely.
 
-sqlite3 blocks, so every call runs on one worker thread owning the connection; that also keeps
-the connection single-threaded as sqlite3 prefers.
+Writes may wait for another process's write lock, so they run on one worker thread owning the
+writer connection. Reads never wait for writers under WAL and take microseconds, less than a
+hop to a thread, so they run on the event loop with their own connection; in the rare case
+that one is told "busy" (a checkpoint or recovery elsewhere) it is retried on the worker.
 """
 
 from __future__ import annotations
@@ -150,6 +152,7 @@ class SQLiteStore(Store):
         self._busy_timeout_ms = busy_timeout_ms
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
         self._conn: sqlite3.Connection | None = None
+        self._reader: sqlite3.Connection | None = None
         # open synchronously so that a bad path fails at start-up, not on the first RPC
         try:
             self._executor.submit(self._open).result()
@@ -165,6 +168,9 @@ class SQLiteStore(Store):
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
         self._conn = conn
+        reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        reader.execute("PRAGMA busy_timeout=20")  # it runs on the event loop: never wait long
+        self._reader = reader
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._conn
@@ -172,6 +178,17 @@ class SQLiteStore(Store):
             raise RuntimeError("store is closed")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, conn)
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        reader = self._reader
+        if reader is None:
+            raise RuntimeError("store is closed")
+        try:
+            return fn(reader)
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e):
+                raise
+            return await self._run(fn)  # the worker's connection may wait its full timeout
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -213,7 +230,7 @@ class SQLiteStore(Store):
             ).fetchone()
             return None if row is None else _record(row)
 
-        return await self._run(run)
+        return await self._read(run)
 
     async def commit(
         self, record: TableRecord, events: Sequence[Event], expected_version: int
@@ -256,7 +273,7 @@ class SQLiteStore(Store):
             ).fetchall()
             return [_event(r) for r in rows]
 
-        return await self._run(run)
+        return await self._read(run)
 
     async def list(self, flt: TableFilter) -> list[TableRecord]:
         where: list[str] = []
@@ -282,12 +299,15 @@ class SQLiteStore(Store):
         def run(conn: sqlite3.Connection) -> list[TableRecord]:
             return [_record(r) for r in conn.execute(sql, args).fetchall()]
 
-        return await self._run(run)
+        return await self._read(run)
 
     async def close(self) -> None:
         def run(conn: sqlite3.Connection) -> None:
             conn.close()
 
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._conn is not None:
             await self._run(run)
             self._conn = None
