@@ -38,6 +38,8 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_POLL = 1.0
 RPC_TIMEOUT = 15.0
 STOP_GRACE = 30.0  # seconds a stopping worker waits for decisions in hand
+LIST_LIMIT = 500  # tables per lobby poll (the server's maximum)
+CRASH_COOLDOWN = 30.0  # seconds before re-claiming a seat whose player crashed
 
 # Codes that mean "the server is (momentarily) not there": retry with backoff.
 TRANSIENT = frozenset(
@@ -328,7 +330,7 @@ class Worker:
         while not self.stop.is_set():
             try:
                 answer = await stub.ListTables(
-                    croupier_pb2.ListTablesRequest(waiting_for_bot=True, limit=100),
+                    croupier_pb2.ListTablesRequest(waiting_for_bot=True, limit=LIST_LIMIT),
                     timeout=RPC_TIMEOUT,
                 )
             except grpc.aio.AioRpcError as error:
@@ -411,8 +413,11 @@ class Worker:
     def _seat_done(self, key: tuple[str, int], task: asyncio.Task[None]) -> None:
         self.players.pop(key, None)
         if not task.cancelled() and task.exception() is not None:
-            self.log.error("seat_crashed", table=key[0], seat=key[1],
-                           error=repr(task.exception()))
+            # The seat was given back; do not take it again at once only to crash again.
+            self.cooldown[key] = time.monotonic() + CRASH_COOLDOWN
+            error = task.exception()
+            self.log.error("seat_crashed", table=key[0], seat=key[1], error=repr(error),
+                           exc_info=error)
 
     async def _drain(self) -> None:
         """Let every seat finish its decision in hand and leave; cancel stragglers."""

@@ -8,6 +8,7 @@ and retry with the server's message when a move is refused.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -19,7 +20,6 @@ from itertools import groupby
 import grpc
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc, dou_dizhu_pb2
 from google.protobuf import struct_pb2, text_format
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
@@ -84,8 +84,7 @@ def scores_lines(
     result: croupier_pb2.Result, table: croupier_pb2.Table, me: int | None, *, last_deal: bool
 ) -> list[str]:
     values = result.last_deal if last_deal else result.totals
-    lines = [f"  {seat_label(table, seat, me)}: {signed(v)}" for seat, v in enumerate(values)]
-    return lines
+    return [f"  {seat_label(table, seat, me)}: {signed(v)}" for seat, v in enumerate(values)]
 
 
 def game_view(view: croupier_pb2.TableView) -> Message | None:
@@ -134,19 +133,13 @@ def generic_lines(message: Message) -> list[str]:
     """A readable dump of any game's view message, for games without a dedicated layout."""
     lines = []
     for fd, value in message.ListFields():
+        items = list(value) if fd.is_repeated else [value]
         if fd.message_type is not None:
-            text = text_format.MessageToString(value, as_one_line=True) if not _repeated(fd) else \
-                "; ".join(text_format.MessageToString(v, as_one_line=True) for v in value)
-        elif _repeated(fd):
-            text = " ".join(str(v) for v in value)
+            text = "; ".join(text_format.MessageToString(v, as_one_line=True) for v in items)
         else:
-            text = str(value)
+            text = " ".join(str(v) for v in items)
         lines.append(f"{fd.name.replace('_', ' ')}: {text}")
     return lines
-
-
-def _repeated(fd: FieldDescriptor) -> bool:
-    return fd.is_repeated
 
 
 def public_lines(view: croupier_pb2.TableView, me: int | None) -> list[str]:
@@ -290,6 +283,14 @@ class Player:
     def say(self, text: str, style: str | None = None) -> None:
         self.console.print(Text(text, style=style or ""))
 
+    def leave(self) -> None:
+        """Give the seat back when the person quits mid-match (best effort)."""
+        with contextlib.suppress(grpc.RpcError):
+            self.stub.LeaveTable(
+                croupier_pb2.LeaveTableRequest(table_id=self.table_id), metadata=self.metadata,
+                timeout=3.0,
+            )
+
     def run(self) -> int:
         view = self.stub.GetView(
             croupier_pb2.GetViewRequest(table_id=self.table_id), metadata=self.metadata,
@@ -356,7 +357,8 @@ class Player:
     def take_turns(self, view: croupier_pb2.TableView) -> None:
         if view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
             if not self.waiting_said:
-                self.say("Waiting for the other seats to be taken...", "dim")
+                self.say("Waiting for the other seats to be taken (bot seats are taken by "
+                         "`croupier bots` workers connected to this server)...", "dim")
                 self.waiting_said = True
             return
         while self.my_turn(view):
@@ -513,7 +515,12 @@ def play_main(argv: list[str] | None = None) -> int:
                                style="dim"))
             if info.notation:
                 console.print(Text(f"Notation: {info.notation}", style="dim"))
-            return Player(console, stub, table.table_id, joined.seat, joined.token).run()
+            player = Player(console, stub, table.table_id, joined.seat, joined.token)
+            try:
+                return player.run()
+            except (EOFError, KeyboardInterrupt):
+                player.leave()
+                raise
     except ClientError as error:
         console.print(Text(f"Error: {error}", style="bold red"))
         return 1

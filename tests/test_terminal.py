@@ -187,3 +187,40 @@ def test_seat_labels_say_who_is_who() -> None:
     assert terminal.seat_label(table, 0, me=0) == "seat 0 (you)"
     assert terminal.seat_label(table, 1) == "seat 1 (bot)"
     assert terminal.seat_label(table, 2) == "seat 2"
+
+
+def test_other_games_views_are_shown_generically() -> None:
+    from croupier.v1 import dou_dizhu_pb2
+
+    view = dou_dizhu_pb2.DouDizhuView(
+        seat=1, hand="3345", hand_sizes=[3, 4, 5],
+        bidding=[dou_dizhu_pb2.DouDizhuAction(seat=1, move="bid 1")],
+    )
+    lines = terminal.generic_lines(view)
+    assert "hand: 3345" in lines and "hand sizes: 3 4 5" in lines
+    assert 'bidding: seat: 1 move: "bid 1"' in lines
+
+
+@pytest.mark.e2e
+def test_ctrl_c_gives_the_seat_back(stack: Server) -> None:
+    child = pexpect.spawn(
+        CROUPIER,
+        ["play", "dou_dizhu", "--server", stack.address],
+        env=child_env(NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 120),
+    )
+    try:
+        child.expect(r"table ([0-9a-f]+), you are seat 0")
+        table_id = child.match.group(1)
+        child.expect(PROMPT)
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    channel, stub = stub_for(stack.address)
+    with channel:
+        view = stub.GetView(pb.GetViewRequest(table_id=table_id), timeout=5)
+    assert not view.table.seats[0].occupied
