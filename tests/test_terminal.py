@@ -59,6 +59,7 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     child.logfile_read = transcript
     output: list[str] = []
     prompts = 0
+    refusal = ""
     try:
         while True:
             if child.expect([PROMPT, pexpect.EOF]) == 1:
@@ -66,6 +67,13 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
                 break
             output.append(child.before)
             prompts += 1
+            if prompts == 1:
+                # A malformed move is refused with the server's reason, and asked again.
+                child.sendline("xyz")
+                child.expect(r"Refused: (.+?)\r?\n")
+                refusal = child.match.group(1)
+                child.expect(PROMPT)
+                output.append(child.before)
             # Alternate between "1" (usually pass) and typing the last listed move in notation
             # (a bid or a real combination), so both ways of answering get exercised.
             listed = child.before[child.before.rfind("Legal moves:") :]
@@ -83,6 +91,7 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
     assert child.exitstatus == 0, text[-3000:]
     assert prompts >= 1
+    assert "malformed move 'xyz'" in refusal and "INVALID_ARGUMENT" in refusal
     assert re.search(r"Your hand \(\d+ cards\): [3-9TJQKA2BR ]+", text), text[-3000:]
     assert re.search(r"^seat [12] \(bot\): (pass|bid \d|\S+)\s*$", text, re.MULTILINE)
     assert re.search(r"^seat 0 \(you\): \S+", text, re.MULTILINE)
