@@ -264,7 +264,7 @@ def test_a_match_played_to_the_end(server: ServerProcess, client: Client) -> Non
 
 
 def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:
-    table = client.create(fill_with_bots_after_seconds=0.3, fill_level="greedy")
+    table = client.create(fill_with_bots_after_seconds=1.0, fill_level="greedy")
     tid = table.table_id
     assert rpc_code(client.join, tid, bot=True)[0] == C.FAILED_PRECONDITION
     client.join(tid, name="ann")
