@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 from croupier.v1 import croupier_pb2
 
+from bots.levels import LEVELS as BOT_LEVELS
+from bots.levels import Level
+
 if TYPE_CHECKING:
     from engines.contract import Game
 
@@ -48,8 +51,31 @@ class RandomPolicy:
         return rng.choice(list(view.legal_moves))
 
 
+class LevelPolicy:
+    """A named level of `bots.levels` (heuristic or ISMCTS) playing from the seat's engine view."""
+
+    def __init__(self, level: Level) -> None:
+        self.level = level
+        self.name = level.name
+        self.cpu_bound = level.kind == "ismcts"
+        self.last_iterations = 0
+
+    def choose(self, view: croupier_pb2.TableView, rng: random.Random) -> str:
+        if not view.legal_moves:
+            raise ValueError("no legal moves in this view: the seat is not to act")
+        game, seat_view = engine_view(view)
+        move, stats = self.level.choose(game, seat_view, view.seat, rng)
+        self.last_iterations = stats.iterations if stats is not None else 0
+        return game.format_move(move)
+
+
+def _level_factory(level: Level) -> Callable[[], Policy]:
+    return lambda: LevelPolicy(level)
+
+
 # Level name -> factory. The worker builds one policy per seat it claims.
 LEVELS: dict[str, Callable[[], Policy]] = {"random": RandomPolicy}
+LEVELS.update({name: _level_factory(lv) for name, lv in BOT_LEVELS.items() if name != "random"})
 
 
 def get_policy(level: str) -> Policy:

@@ -235,6 +235,7 @@ class SeatPlayer:
                 version=view.version,
                 move=answer.move or move,
                 duration_ms=round(thought * 1000, 3),
+                iterations=getattr(self.policy, "last_iterations", None),
                 rpc_ms=round((time.perf_counter() - started - thought) * 1000, 3),
                 legal=len(view.legal_moves),
             )

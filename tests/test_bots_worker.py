@@ -221,3 +221,20 @@ def test_bots_help() -> None:
     for flag in ("--server", "--workers", "--levels", "--poll"):
         assert flag in out.stdout
 
+
+
+def test_search_levels_play_through_the_worker(stack: tuple[Server, Bots]) -> None:
+    """ISMCTS and heuristic seats are served by the same worker, with one logged decision each."""
+    server, bots = stack
+    channel, stub = stub_for(server.address)
+    seats = [*bot_seats(1, "easy"), *bot_seats(1, "heuristic"), *bot_seats(1, "random")]
+    with channel:
+        table_id = create_table(stub, seats)
+        events = events_to_end(stub, table_id)
+    assert_finished(events)
+    logged = [d for d in decisions(bots.log) if d["table"] == table_id]
+    levels = {d["seat"]: d["bot_level"] for d in logged}
+    assert levels == {0: "easy", 1: "heuristic", 2: "random"}, bots.describe()
+    searched = [d for d in logged if d["bot_level"] == "easy"]
+    assert searched and all(d["iterations"] in (0, 100) for d in searched)
+    assert any(d["iterations"] == 100 for d in searched)
