@@ -463,7 +463,7 @@ def play_parser() -> argparse.ArgumentParser:
     _server_flag(parser)
     parser.add_argument("--name", default=os.environ.get("USER") or "player",
                         help="your name at the table (default: $USER)")
-    parser.add_argument("--bots", default="random", metavar="LEVEL",
+    parser.add_argument("--bots", default="medium", metavar="LEVEL",
                         help="level of the bots in the other seats (default %(default)s)")
     parser.add_argument("--players", type=int, default=0,
                         help="number of players (default: the game's minimum)")

@@ -50,7 +50,7 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     transcript = (tmp_path / "play.txt").open("w")
     child = pexpect.spawn(
         CROUPIER,
-        ["play", "dou_dizhu", "--server", stack.address, "--name", "tester"],
+        ["play", "dou_dizhu", "--server", stack.address, "--name", "tester", "--bots", "easy"],
         env=child_env(NO_COLOR="1", TERM="xterm"),
         encoding="utf-8",
         timeout=30,
