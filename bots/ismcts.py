@@ -104,6 +104,10 @@ def search(
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
+    first = game.sample(view, rng)
+    only = game.legal_moves(first, seat)
+    if len(only) == 1:  # nothing to decide: no search
+        return only[0], SearchStats(0, time.perf_counter() - start, {game.format_move(only[0]): 0}, 0.0)
     decisive = decisive_move(game, view, seat, rng)
     if decisive is not None:
         text = game.format_move(decisive)

@@ -82,11 +82,14 @@ class Move:
     def __str__(self) -> str:
         return self.text
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Move) and other.text == self.text)
+    # Equality and hashing are identity (the fast built-ins): every Move is interned, and
+    # construction, parsing, copying and unpickling all go through the interning table.
 
-    def __hash__(self) -> int:
-        return hash(self.text)
+    def __copy__(self) -> Move:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Move:
+        return self
 
     @property
     def is_play(self) -> bool:

@@ -1,0 +1,211 @@
+"""Bot strength and search speed: `python -m bench.strength {speed,ladder,duel} ...`.
+
+- speed: ISMCTS iterations per second per game on one core, random and heuristic playouts.
+- ladder: each level against the one below it in duplicate format (every deal played with
+  every seating of the two levels); the per-deal mean point difference with its 95% interval
+  says whether the step is significant.
+- duel (Dou Dizhu): a level as landlord against two opponents and as both farmers against an
+  opponent landlord, on the same deals (the landlord is fixed by scripted bidding at 3);
+  opponents: RLCard's DouDizhuRuleAgentV1 (through an adapter) or random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from bots.arena import play_deal, seatings, wilson
+from bots.ismcts import search
+from bots.levels import LEVELS, get_level
+from engines.registry import GAMES, get_game
+from tests.engine_kit import SETUPS
+
+LADDER = ["random", "heuristic", "easy", "medium", "hard", "expert"]
+
+
+# --- speed -----------------------------------------------------------------------------
+
+def speed(args: argparse.Namespace) -> None:
+    print("| game | playouts | positions | iterations | seconds | iterations/s |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name in args.games.split(","):
+        game, setup = get_game(name), SETUPS[name][0]
+        rng = random.Random(1)
+        positions = []
+        g = 0
+        while len(positions) < args.positions:
+            state = game.new_game(setup.players, setup.options, f"speed/{g}")
+            g += 1
+            while not game.is_over(state):
+                seat = sorted(game.to_act(state))[0]
+                legal = game.legal_moves(state, seat)
+                if len(legal) > 1 and rng.random() < 0.2:
+                    positions.append((game.view(state, seat), seat))
+                state = game.apply(state, seat, rng.choice(list(legal)))
+        positions = positions[: args.positions]
+        from bots.heuristics import get_heuristic
+
+        for label, playout in (("random", None), ("heuristic", get_heuristic(name))):
+            its, secs = 0, 0.0
+            for view, seat in positions:
+                _, st = search(game, view, seat, random.Random(2), iterations=args.iterations,
+                               playout=playout)
+                its += st.iterations
+                secs += st.seconds
+            print(f"| {name} | {label} | {len(positions)} | {its} | {secs:.1f} | {its / secs:,.0f} |")
+
+
+# --- ladder ----------------------------------------------------------------------------
+
+def _ladder_deal(job: tuple) -> tuple[int, float]:
+    game_name, players, seed, deal, high, low = job
+    points = {high: [], low: []}
+    for seating in seatings([high, low], players):
+        totals, _ = play_deal(game_name, players, {}, f"{seed}/{deal}", seating)
+        for seat, name in enumerate(seating):
+            points[name].append(totals[seat])
+    return deal, statistics.fmean(points[high]) - statistics.fmean(points[low])
+
+
+def ladder(args: argparse.Namespace) -> None:
+    game = get_game(args.game)
+    players = game.info.min_players
+    steps = args.steps.split(",") if args.steps else [
+        f"{hi}>{lo}" for lo, hi in zip(LADDER, LADDER[1:], strict=False)
+    ]
+    print(f"| {args.game} step | deals | games | mean point difference per seat-deal | 95% CI | significant |")
+    print("|---|---:|---:|---:|---|---|")
+    for step in steps:
+        high, low = step.split(">")
+        get_level(high), get_level(low)
+        jobs = [(args.game, players, args.seed, d, high, low) for d in range(args.deals)]
+        started = time.time()
+        with ProcessPoolExecutor(args.jobs) as pool:
+            diffs = [d for _, d in pool.map(_ladder_deal, jobs)]
+        mean = statistics.fmean(diffs)
+        half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
+        games = len(diffs) * len(seatings([high, low], players))
+        sig = "yes" if mean - half > 0 else ("no (reversed)" if mean + half < 0 else "no")
+        print(f"| {high} > {low} | {len(diffs)} | {games} | {mean:+.3f} | "
+              f"[{mean - half:+.3f}, {mean + half:+.3f}] | {sig} |", flush=True)
+        print(f"<!-- {step}: {time.time() - started:.0f} s -->", file=sys.stderr)
+
+
+# --- duel (Dou Dizhu roles) ------------------------------------------------------------
+
+class RLCardRuleBot:
+    """RLCard's DouDizhuRuleAgentV1 playing our engine: it sees the raw observation it expects.
+
+    Our moves map to RLCard's action strings (the cards ascending); where two of our moves have
+    the same cards (333444555+666 and 333444555666) RLCard knows only the bare airplane.
+    """
+
+    def __init__(self) -> None:
+        from rlcard.games.doudizhu.utils import CARD_TYPE
+        from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+
+        self.agent = DouDizhuRuleAgentV1()
+        self.known = CARD_TYPE[0]
+        self.fallbacks = 0
+
+    def choose(self, game: Any, state: Any, seat: int, rng: random.Random) -> Any:
+        import numpy as np
+
+        from engines.dou_dizhu.cards import ranks_text
+        from engines.dou_dizhu.moves import PASS, PLANE
+
+        legal = game.legal_moves(state, seat)
+        mapping: dict[str, Any] = {}
+        for m in legal:
+            key = "pass" if m.kind == PASS else ranks_text(m.cards)
+            if key != "pass" and key not in self.known:
+                continue
+            if key not in mapping or m.kind == PLANE:
+                mapping[key] = m
+        trace = [(s, "pass" if m.kind == PASS else ranks_text(m.cards)) for s, m in state.plays]
+        obs = {"current_hand": ranks_text(state.hands[seat]), "trace": trace,
+               "actions": list(mapping), "landlord": state.landlord, "self": seat}
+        np.random.seed(rng.randrange(2**31))
+        action = self.agent.step({"raw_obs": obs})
+        if action not in mapping:
+            self.fallbacks += 1
+            return legal[rng.randrange(len(legal))]
+        return mapping[action]
+
+
+def _duel_deal(job: tuple) -> tuple[bool, bool, int]:
+    level, opponent, seed, deal = job
+    game = GAMES["dou_dizhu"]
+    lv = get_level(level)
+    rl = RLCardRuleBot() if opponent == "rlcard" else None
+    opp = None if rl else get_level(opponent)
+    out = []
+    for role in ("landlord", "farmers"):
+        state = game.new_game(3, {}, f"{seed}/{deal}")
+        landlord = state.face_up_holder
+        rng = random.Random(f"{seed}/{deal}/{role}")
+        while state.phase == 1:  # scripted bidding: the first bidder takes it at 3
+            state = game.apply(state, state.to_act, game.parse_move("bid 3"))
+        assert state.landlord == landlord
+        ours = {landlord} if role == "landlord" else {0, 1, 2} - {landlord}
+        while not game.is_over(state):
+            seat = state.to_act
+            if seat in ours:
+                move, _ = lv.choose(game, game.view(state, seat), seat, rng)
+            elif rl is not None:
+                move = rl.choose(game, state, seat, rng)
+            else:
+                assert opp is not None
+                move, _ = opp.choose(game, game.view(state, seat), seat, rng)
+            state = game.apply(state, seat, move)
+        out.append(game.result(state).totals[min(ours)] > 0)
+    return out[0], out[1], rl.fallbacks if rl else 0
+
+
+def duel(args: argparse.Namespace) -> None:
+    jobs = [(args.level, args.opponent, args.seed, d) for d in range(args.deals)]
+    started = time.time()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(_duel_deal, jobs))
+    n = len(results)
+    as_landlord = sum(r[0] for r in results)
+    as_farmers = sum(r[1] for r in results)
+    both = as_landlord + as_farmers
+    lo, hi = wilson(both, 2 * n)
+    print(f"| {args.level} vs {args.opponent} | {n} | {as_landlord / n:.3f} | "
+          f"{as_farmers / n:.3f} | {both / (2 * n):.3f} | [{lo:.3f}, {hi:.3f}] | "
+          f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.strength", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    sp = sub.add_parser("speed")
+    sp.add_argument("--games", default=",".join(sorted(GAMES)))
+    sp.add_argument("--positions", type=int, default=20)
+    sp.add_argument("--iterations", type=int, default=1000)
+    lp = sub.add_parser("ladder")
+    lp.add_argument("game")
+    lp.add_argument("--deals", type=int, default=100)
+    lp.add_argument("--steps", default="", help=f"e.g. hard>medium (default: the ladder {LADDER})")
+    lp.add_argument("--seed", default="ladder")
+    lp.add_argument("--jobs", type=int, default=2)
+    dp = sub.add_parser("duel")
+    dp.add_argument("--level", default="hard", choices=list(LEVELS))
+    dp.add_argument("--opponent", default="rlcard", help="rlcard or a level name")
+    dp.add_argument("--deals", type=int, default=1000)
+    dp.add_argument("--seed", default="duel")
+    dp.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    {"speed": speed, "ladder": ladder, "duel": duel}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()
