@@ -30,6 +30,9 @@ from engines.contract import Game
 PlayoutPolicy = Callable[[Game, Any, int, Sequence[Any], random.Random], Any]
 """(game, state, seat, legal moves, rng) -> one of the legal moves."""
 
+CandidateFilter = Callable[[Game, Any, int, Sequence[Any]], Sequence[Any]]
+"""(game, state, seat, legal moves) -> the non-empty subset the tree considers."""
+
 
 class Node:
     __slots__ = ("children", "visits", "reward", "avail")
@@ -97,10 +100,13 @@ def search(
     seconds: float | None = None,
     exploration: float = 0.7,
     playout: PlayoutPolicy | None = None,
+    candidates: CandidateFilter | None = None,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
     With no time limit the result depends only on the view, the rng state and the budget.
+    `candidates` narrows the moves the tree considers (for every seat); `playout` plays the
+    deal out (uniformly random when None).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -126,9 +132,13 @@ def search(
         # selection and expansion
         while not is_over(d) and deal_number(d) == deal0:
             if node is root:
-                edges = [(seat, m) for m in legal_moves(d, seat)]
+                seats: Any = (seat,)
             else:
-                edges = [(s, m) for s in to_act(d) for m in legal_moves(d, s)]
+                seats = to_act(d)
+            if candidates is None:
+                edges = [(s, m) for s in seats for m in legal_moves(d, s)]
+            else:
+                edges = [(s, m) for s in seats for m in candidates(game, d, s, legal_moves(d, s))]
             children = node.children
             untried = [e for e in edges if e not in children]
             if untried:

@@ -4,10 +4,14 @@
 |---|---|---|
 | random | uniform over legal moves | none |
 | heuristic | the game's rule-based player | none |
-| easy | ISMCTS, random playouts | 100 iterations |
-| medium | ISMCTS, random playouts | 500 iterations |
-| hard | ISMCTS, heuristic playouts | 1,000 iterations or 1 s |
-| expert | ISMCTS, heuristic playouts | 4,000 iterations or 4 s |
+| easy | ISMCTS | 50 iterations |
+| medium | ISMCTS | 200 iterations |
+| hard | ISMCTS | 1,000 iterations or 1 s, whichever comes first |
+| expert | ISMCTS | 4,000 iterations or 4 s, whichever comes first |
+
+Every ISMCTS level plays its playouts with the game's heuristic player and searches only the
+game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). A decision
+with one legal move, or with a move that wins the deal outright, takes no search.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from bots.heuristics import get_heuristic
+from bots.heuristics import get_candidates, get_heuristic
 from bots.ismcts import SearchStats, search
 from engines.contract import Game
 
@@ -28,6 +32,7 @@ class Level:
     iterations: int = 0
     seconds: float | None = None
     heuristic_playouts: bool = False
+    pruned: bool = False  # search only the game's candidate moves (bots.heuristics)
 
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
@@ -35,8 +40,10 @@ class Level:
         """A legal move for `seat` from its engine view (the game's View message)."""
         if self.kind == "ismcts":
             playout = get_heuristic(game.info.name) if self.heuristic_playouts else None
+            prune = get_candidates(game.info.name) if self.pruned else None
             return search(
-                game, view, seat, rng, self.iterations, self.seconds, playout=playout
+                game, view, seat, rng, self.iterations, self.seconds, playout=playout,
+                candidates=prune,
             )
         state = game.sample(view, rng)
         legal = game.legal_moves(state, seat)
@@ -52,10 +59,11 @@ LEVELS: dict[str, Level] = {
     for level in (
         Level("random", "random"),
         Level("heuristic", "heuristic"),
-        Level("easy", "ismcts", iterations=100),
-        Level("medium", "ismcts", iterations=500),
-        Level("hard", "ismcts", iterations=1000, seconds=1.0, heuristic_playouts=True),
-        Level("expert", "ismcts", iterations=4000, seconds=4.0, heuristic_playouts=True),
+        Level("easy", "ismcts", iterations=50, heuristic_playouts=True, pruned=True),
+        Level("medium", "ismcts", iterations=200, heuristic_playouts=True, pruned=True),
+        Level("hard", "ismcts", iterations=1000, seconds=1.0, heuristic_playouts=True, pruned=True),
+        Level("expert", "ismcts", iterations=4000, seconds=4.0, heuristic_playouts=True,
+              pruned=True),
     )
 }
 

@@ -236,5 +236,5 @@ def test_search_levels_play_through_the_worker(stack: tuple[Server, Bots]) -> No
     levels = {d["seat"]: d["bot_level"] for d in logged}
     assert levels == {0: "easy", 1: "heuristic", 2: "random"}, bots.describe()
     searched = [d for d in logged if d["bot_level"] == "easy"]
-    assert searched and all(d["iterations"] in (0, 100) for d in searched)
-    assert any(d["iterations"] == 100 for d in searched)
+    assert searched and all(d["iterations"] in (0, 50) for d in searched)
+    assert any(d["iterations"] == 50 for d in searched)

@@ -74,3 +74,30 @@ def choose(
     if bombs and (danger or n_hand - bombs[0].n_cards <= 4 or hand & JOKERS == JOKERS and n_hand <= 6):
         return min(bombs, key=lambda m: (m.kind, m.rank))
     return legal[0]
+
+
+def candidates(
+    game: object, state: DouDizhuState, seat: int, legal: Sequence[Move]
+) -> Sequence[Move]:
+    """The moves worth searching: kicker variants cut to the two cheapest per main part.
+
+    Leads can offer hundreds of moves that differ only in their kickers; the search spends its
+    budget far better on the main choices. Moves without kickers are all kept.
+    """
+    if len(legal) <= 12:
+        return legal
+    hand = state.hands[seat]
+    kept: list[Move] = []
+    groups: dict[tuple[int, int, int], list[Move]] = {}
+    for m in legal:
+        if m.kickers:
+            groups.setdefault((m.kind, m.rank, m.length), []).append(m)
+        else:
+            kept.append(m)
+    for group in groups.values():
+        if len(group) <= 2:
+            kept.extend(group)
+        else:
+            group.sort(key=lambda m: (_splits(m, hand), sum(m.kickers)))
+            kept.extend(group[:2])
+    return kept
