@@ -107,3 +107,17 @@ def test_arena_tallies_every_seat_of_every_game() -> None:
     assert sum(sum(s.points) for s in stats.values()) == 0  # zero-sum game
     lo, hi = wilson(5, 10)
     assert lo < 0.5 < hi
+
+
+def test_dou_dizhu_candidates_keep_every_main_choice() -> None:
+    from bots.heuristics.dou_dizhu import candidates
+
+    game = GAMES["dou_dizhu"]
+    for state, acting in random_states("dou_dizhu", 60, seed=4):
+        seat = acting[0]
+        legal = game.legal_moves(state, seat)
+        kept = candidates(game, state, seat, legal)
+        assert kept and set(kept) <= set(legal)
+        assert {m for m in legal if not m.kickers} <= set(kept)
+        mains = {(m.kind, m.rank, m.length) for m in legal}
+        assert mains == {(m.kind, m.rank, m.length) for m in kept}
