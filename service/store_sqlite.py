@@ -2,30 +2,50 @@
 
 WAL with synchronous=NORMAL: a commit is in the WAL file before `commit` returns, which survives
 the process being killed at any moment (only a power loss can drop the last commits). Each
-commit is one transaction whose UPDATE ... WHERE version=? is the compare-and-set, so several
+write is an UPDATE ... WHERE version=? (the compare-and-set) inside a transaction, so several
 server processes may share one file safely.
 
-Writes may wait for another process's write lock, so they run on one worker thread owning the
-writer connection. Reads never wait for writers under WAL and take microseconds, less than a
-hop to a thread, so they run on the event loop with their own connection; in the rare case
-that one is told "busy" (a checkpoint or recovery elsewhere) it is retried on the worker.
+SQLite answers in microseconds, less than a hop to a thread costs (and under load a thread
+waits milliseconds for the GIL each time it comes back from SQLite), so the store works on the
+event loop with one connection and never lets it block:
+
+- Writes. When the writer is free, a write is committed at once, in its caller's call: a
+  transaction of a move costs about what suspending the caller to wait for a shared one would
+  (measured), and answers sooner. Writes that come while the writer is held (waiting for
+  another process's lock, or for a checkpoint) queue up and then go in one transaction (group
+  commit), each with its own version check: a loser gets VersionConflict and nothing of its
+  write lands, the others still commit. A caller is answered only after COMMIT returned, so an
+  acknowledged write is durable.
+- No waiting on the loop. The connection's busy timeout is zero: while another process holds
+  the write lock, a task sleeps (asyncio) and tries again, up to `busy_timeout_ms`.
+  Checkpoints (copying the WAL into the database, with an fsync) run on a worker thread with
+  their own connection, between two of our transactions, never inside a commit.
+- Write-through record cache. `get` answers from memory after asking SQLite whether any other
+  connection (another process, another store on the file) committed since the cache was last
+  known good (PRAGMA data_version, a few microseconds); if one did, the whole cache is dropped
+  and records are read again. Writes never trust the cache: the stored version decides.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from service.store import (
     Event,
     EventKind,
+    Seat,
     Status,
     Store,
+    StoreError,
     TableExists,
     TableFilter,
     TableMissing,
@@ -37,6 +57,15 @@ from service.store import (
 )
 
 T = TypeVar("T")
+
+# records kept in memory (least recently used dropped first)
+MAX_CACHED_TABLES = 4096
+# writes committed between checkpoints (a move writes two or three pages: SQLite's own
+# automatic checkpoint comes after 1000)
+CHECKPOINT_AFTER = 250
+# waits between tries while another process holds a lock: doubling from the first to the last
+FIRST_RETRY_S = 0.0005
+LAST_RETRY_S = 0.05
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -80,13 +109,13 @@ TABLE_COLUMNS = (
 EVENT_COLUMNS = "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
 
 
-def _table_row(r: TableRecord) -> tuple[Any, ...]:
+def _table_row(r: TableRecord, seats_json: str | None = None) -> tuple[Any, ...]:
     return (
         r.table_id,
         r.game,
         r.players,
         json.dumps(r.options, separators=(",", ":"), sort_keys=True),
-        seats_to_json(r.seats),
+        seats_to_json(r.seats) if seats_json is None else seats_json,
         r.status.value,
         r.version,
         r.state,
@@ -114,7 +143,7 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
     )
 
 
-def _event_row(e: Event) -> tuple[Any, ...]:
+def _event_row(e: Event, seats_json: str | None = None) -> tuple[Any, ...]:
     return (
         e.table_id,
         e.version,
@@ -124,7 +153,7 @@ def _event_row(e: Event) -> tuple[Any, ...]:
         e.name,
         e.time,
         e.state,
-        seats_to_json(e.seats),
+        seats_to_json(e.seats) if seats_json is None else seats_json,
         e.status.value,
         int(e.deal_over),
     )
@@ -146,123 +175,181 @@ def _event(row: tuple[Any, ...]) -> Event:
     )
 
 
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 13)})"
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+UPDATE_TABLE = (
+    "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?, state=?,"
+    " created_at=?, fill_after=?, fill_level=?, bot_open_at=?, fill_due_at=?"
+    " WHERE table_id=? AND version=?"
+)
+SELECT_TABLE = f"SELECT {TABLE_COLUMNS} FROM tables WHERE table_id = ?"
+# a move changes only these; the other columns (and their indexes) are left alone
+UPDATE_STATE = "UPDATE tables SET version=?, state=? WHERE table_id=? AND version=?"
+
+
+def _only_state_changed(old: TableRecord, new: TableRecord) -> bool:
+    """Whether `new` differs from `old` in its version and state only (a move that neither
+    seats anyone nor ends the match)."""
+    return (
+        old.seats is new.seats
+        and old.status == new.status
+        and old.options is new.options
+        and old.game == new.game
+        and old.players == new.players
+        and old.created_at == new.created_at
+        and old.fill_with_bots_after_seconds == new.fill_with_bots_after_seconds
+        and old.fill_level == new.fill_level
+    )
+
+
+class _SeatsJson:
+    """seats_to_json, remembered per seats tuple: a table's seats change a few times in a
+    match, its moves hundreds of times. Keyed by identity (tuples of frozen seats never
+    change), holding the tuple so that its id cannot be reused while remembered."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._texts: dict[int, tuple[tuple[Seat, ...], str]] = {}
+
+    def __call__(self, seats: tuple[Seat, ...]) -> str:
+        hit = self._texts.get(id(seats))
+        if hit is not None and hit[0] is seats:
+            return hit[1]
+        text = seats_to_json(seats)
+        if len(self._texts) >= self._size:
+            self._texts.clear()
+        self._texts[id(seats)] = (seats, text)
+        return text
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    """Another connection holds a lock we need (SQLITE_BUSY or SQLITE_LOCKED)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+            conn.execute("ROLLBACK")
+
+
+@dataclass(eq=False)
+class _Write:
+    """One queued create (expected None) or compare-and-set commit, with its rows ready."""
+
+    table_id: str
+    expected: int | None
+    record: TableRecord
+    sql: str  # INSERT_TABLE, UPDATE_TABLE or UPDATE_STATE
+    args: tuple[Any, ...]
+    event_rows: list[tuple[Any, ...]]
+    future: asyncio.Future[None]
+    deadline: float  # loop time after which waiting for another process's lock gives up
+
+
 class SQLiteStore(Store):
     def __init__(self, path: str | Path = "./var/croupier.db", busy_timeout_ms: int = 10_000):
         self.path = Path(path)
-        self._busy_timeout_ms = busy_timeout_ms
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
-        self._conn: sqlite3.Connection | None = None
-        self._reader: sqlite3.Connection | None = None
-        # open synchronously so that a bad path fails at start-up, not on the first RPC
+        self._busy_timeout = busy_timeout_ms / 1000
+        self._conn: sqlite3.Connection | None = None  # the event loop's: reads and writes
+        self._checkpointer: sqlite3.Connection | None = None  # the worker thread's
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-checkpoint")
+        self._checkpoint: Future[None] | None = None
+        self._since_checkpoint = 0  # writes committed since the last checkpoint
+        self._records: OrderedDict[str, TableRecord] = OrderedDict()
+        self._data_version = -1  # PRAGMA data_version when the cache was last known good
+        self._seats_json = _SeatsJson()
+        self._queue: list[_Write] = []
+        self._flush_scheduled = False
+        # the task holding the writer: waiting out another process's lock, or a checkpoint
+        self._holder: asyncio.Task[None] | None = None
+        # open now so that a bad path fails at start-up, not on the first RPC
         try:
-            self._executor.submit(self._open).result()
+            self._open(busy_timeout_ms)
         except (sqlite3.Error, OSError) as e:
             self._executor.shutdown(wait=False)
             raise OSError(f"cannot open the SQLite store at {self.path}: {e}") from None
 
-    def _open(self) -> None:
+    def _open(self, busy_timeout_ms: int) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(SCHEMA)
-        self._conn = conn
-        reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        reader.execute("PRAGMA busy_timeout=20")  # it runs on the event loop: never wait long
-        self._reader = reader
-
-    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        conn = self._conn
-        if conn is None:
-            raise RuntimeError("store is closed")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, conn)
-
-    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        reader = self._reader
-        if reader is None:
-            raise RuntimeError("store is closed")
         try:
-            return fn(reader)
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) and "busy" not in str(e):
-                raise
-            return await self._run(fn)  # the worker's connection may wait its full timeout
+            # setting up may wait for another process (creating the file, switching to WAL)
+            conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(SCHEMA)
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on the worker
+            conn.execute("PRAGMA busy_timeout=0")  # from now on it runs on the event loop
+            checkpointer = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False
+            )
+        except BaseException:
+            conn.close()
+            raise
+        checkpointer.execute("PRAGMA synchronous=NORMAL")
+        self._conn = conn
+        self._checkpointer = checkpointer
 
-    async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
-        check_commit(record, events, 0)
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("store is closed")
+        return self._conn
 
-        def run(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
+    # --- reading ------------------------------------------------------------------------
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """`fn` on the connection, retried while another connection holds a lock it needs
+        (rare under WAL: recovery after a crash elsewhere, an exclusive lock)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._busy_timeout
+        delay = FIRST_RETRY_S
+        while True:
             try:
-                conn.execute(
-                    f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-                    _table_row(record),
-                )
-            except sqlite3.IntegrityError:
-                conn.execute("ROLLBACK")
-                raise TableExists(record.table_id) from None
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            self._append(conn, events)
+                return fn(self._connection())
+            except sqlite3.OperationalError as e:
+                if not _is_busy(e) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LAST_RETRY_S)
 
-        await self._run(run)
+    def _cache_is_current(self, conn: sqlite3.Connection) -> None:
+        """Drops every cached record if another connection committed since the last look."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._records.clear()
+            self._data_version = version
+
+    def _remember(self, record: TableRecord) -> None:
+        self._records[record.table_id] = record
+        self._records.move_to_end(record.table_id)
+        if len(self._records) > MAX_CACHED_TABLES:
+            self._records.popitem(last=False)
 
     @staticmethod
-    def _append(conn: sqlite3.Connection, events: Sequence[Event]) -> None:
-        """Inserts the events and commits the open transaction (or rolls it back)."""
-        try:
-            conn.executemany(
-                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 11)})",
-                [_event_row(e) for e in events],
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    def _select(conn: sqlite3.Connection, table_id: str) -> TableRecord | None:
+        rows = conn.execute(SELECT_TABLE, (table_id,)).fetchall()
+        return _record(rows[0]) if rows else None
 
     async def get(self, table_id: str) -> TableRecord | None:
-        def run(conn: sqlite3.Connection) -> TableRecord | None:
-            row = conn.execute(
-                f"SELECT {TABLE_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            return None if row is None else _record(row)
-
-        return await self._read(run)
-
-    async def commit(
-        self, record: TableRecord, events: Sequence[Event], expected_version: int
-    ) -> None:
-        check_commit(record, events, expected_version)
-        row = _table_row(record)
-
-        def run(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                cur = conn.execute(
-                    "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?,"
-                    " state=?, created_at=?, fill_after=?, fill_level=?, bot_open_at=?,"
-                    " fill_due_at=? WHERE table_id=? AND version=?",
-                    (*row[1:], record.table_id, expected_version),
-                )
-                if cur.rowcount != 1:
-                    found = conn.execute(
-                        "SELECT version FROM tables WHERE table_id = ?", (record.table_id,)
-                    ).fetchone()
-                    conn.execute("ROLLBACK")
-                    if found is None:
-                        raise TableMissing(record.table_id)
-                    raise VersionConflict(
-                        f"table {record.table_id} is at version {found[0]}, not {expected_version}"
-                    )
-            except sqlite3.Error:
-                conn.execute("ROLLBACK")
+        conn = self._connection()
+        try:
+            self._cache_is_current(conn)
+            cached = self._records.get(table_id)
+            if cached is not None:
+                self._records.move_to_end(table_id)
+                return cached
+            record = self._select(conn, table_id)
+        except sqlite3.OperationalError as e:
+            if not _is_busy(e):
                 raise
-            self._append(conn, events)
-
-        await self._run(run)
+            # read after waiting, and not cached: a write of ours may have landed meanwhile
+            return await self._read(lambda c: self._select(c, table_id))
+        if record is not None:
+            self._remember(record)
+        return record
 
     async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
         def run(conn: sqlite3.Connection) -> list[Event]:
@@ -301,14 +388,191 @@ class SQLiteStore(Store):
 
         return await self._read(run)
 
-    async def close(self) -> None:
-        def run(conn: sqlite3.Connection) -> None:
-            conn.close()
+    # --- writing ------------------------------------------------------------------------
+    async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
+        check_commit(record, events, 0)
+        await self._enqueue(record, events, None)
 
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
-        if self._conn is not None:
-            await self._run(run)
-            self._conn = None
+    async def commit(
+        self, record: TableRecord, events: Sequence[Event], expected_version: int
+    ) -> None:
+        check_commit(record, events, expected_version)
+        await self._enqueue(record, events, expected_version)
+
+    def _enqueue(
+        self, record: TableRecord, events: Sequence[Event], expected: int | None
+    ) -> asyncio.Future[None]:
+        self._connection()  # refuse at once when closed
+        loop = asyncio.get_running_loop()
+        table_id = record.table_id
+        if expected is None:
+            sql, args = INSERT_TABLE, _table_row(record, self._seats_json(record.seats))
+        else:
+            # the record this write replaces, as this store last saw it at that version: the
+            # compare-and-set makes sure the stored row is that one, so the columns that did
+            # not change need no writing
+            old = self._records.get(table_id)
+            if old is not None and old.version == expected and _only_state_changed(old, record):
+                sql, args = UPDATE_STATE, (record.version, record.state, table_id, expected)
+            else:
+                row = _table_row(record, self._seats_json(record.seats))
+                sql, args = UPDATE_TABLE, (*row[1:], table_id, expected)
+        write = _Write(
+            table_id=table_id,
+            expected=expected,
+            record=record,
+            sql=sql,
+            args=args,
+            event_rows=[_event_row(e, self._seats_json(e.seats)) for e in events],
+            future=loop.create_future(),
+            deadline=loop.time() + self._busy_timeout,
+        )
+        self._queue.append(write)
+        if self._holder is None and not self._flush_scheduled:
+            self._flush()  # the writer is free: commit now, answered before we return
+        return write.future
+
+    def _wake(self) -> None:
+        """Flushes the queue on the next turn of the loop, unless a task holds the writer."""
+        if not self._flush_scheduled and self._holder is None and self._conn is not None:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Commits every queued write in one transaction."""
+        self._flush_scheduled = False
+        if self._holder is not None or not self._queue or self._conn is None:
+            return
+        batch, self._queue = self._queue, []
+        waiting = self._write(batch)
+        if waiting:
+            self._queue[:0] = waiting
+            self._hold(self._wait_for_lock())
+        elif self._since_checkpoint >= CHECKPOINT_AFTER:
+            self._hold(self._checkpoint_now())
+
+    def _hold(self, work: Coroutine[Any, Any, None]) -> None:
+        """Runs `work` as the writer: writes queue up meanwhile, then go in one batch."""
+
+        async def hold() -> None:
+            try:
+                await work
+            finally:
+                self._holder = None
+                if self._queue:
+                    self._wake()
+
+        self._holder = asyncio.get_running_loop().create_task(hold())
+
+    async def _wait_for_lock(self) -> None:
+        """Another process holds the write lock: try again after short sleeps, every queued
+        write at once, and fail those that waited longer than the busy timeout."""
+        loop = asyncio.get_running_loop()
+        delay = FIRST_RETRY_S
+        while self._queue and self._conn is not None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LAST_RETRY_S)
+            now = loop.time()
+            late = [w for w in self._queue if w.deadline <= now]
+            batch = [w for w in self._queue if w.deadline > now]
+            self._queue = []
+            self._settle(late, [sqlite3.OperationalError("database is locked")] * len(late))
+            self._queue[:0] = self._write(batch) if batch else []
+
+    async def _checkpoint_now(self) -> None:
+        """Copies the WAL into the database on the worker thread while no write of ours runs,
+        so that the copy completes and the next write starts the WAL over (a checkpoint
+        racing a steady stream of writes never catches up, and the WAL would grow for ever).
+        Readers go on meanwhile."""
+        self._since_checkpoint = 0
+        done = self._executor.submit(self._run_checkpoint)
+        self._checkpoint = done
+        await asyncio.wrap_future(done)
+
+    def _write(self, batch: list[_Write]) -> list[_Write]:
+        """Commits `batch` in one transaction and answers each write; returns the writes
+        that must wait because another process holds the write lock."""
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            if _is_busy(e):
+                return batch
+            self._settle(batch, [e] * len(batch))
+            return []
+        try:
+            outcomes = [self._apply(conn, w) for w in batch]
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            # not a lost compare-and-set (those are outcomes) but a broken write, a full disk...
+            _rollback(conn)
+            if len(batch) == 1:
+                self._settle(batch, [e])
+                return []
+            # ... so that one write fails alone: each again in its own transaction
+            return [w for one in batch for w in self._write([one])]
+        self._settle(batch, outcomes)
+        self._since_checkpoint += len(batch)
+        return []
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, w: _Write) -> StoreError | None:
+        """One write inside the batch's transaction. A refused write changes nothing and
+        returns its error; an unexpected SQLite error raises (the batch is rolled back)."""
+        if w.expected is None:
+            try:
+                conn.execute(w.sql, w.args)
+            except sqlite3.IntegrityError:
+                return TableExists(w.table_id)
+        else:
+            cur = conn.execute(w.sql, w.args)
+            if cur.rowcount != 1:
+                found = conn.execute(
+                    "SELECT version FROM tables WHERE table_id = ?", (w.table_id,)
+                ).fetchall()
+                if not found:
+                    return TableMissing(w.table_id)
+                return VersionConflict(
+                    f"table {w.table_id} is at version {found[0][0]}, not {w.expected}"
+                )
+        conn.executemany(INSERT_EVENT, w.event_rows)
+        return None
+
+    def _settle(self, batch: list[_Write], outcomes: Sequence[BaseException | None]) -> None:
+        """Updates the cache (in batch order) and answers the callers still waiting."""
+        for w, outcome in zip(batch, outcomes, strict=True):
+            if outcome is None:
+                self._remember(w.record)
+            else:
+                self._records.pop(w.table_id, None)
+            if w.future.done():  # its caller was cancelled; the write stands or fell anyway
+                continue
+            if outcome is None:
+                w.future.set_result(None)
+            else:
+                w.future.set_exception(outcome)
+
+    def _run_checkpoint(self) -> None:
+        conn = self._checkpointer
+        if conn is None:
+            return
+        # PASSIVE: copies what no reader still needs and never waits for anyone; if another
+        # process is checkpointing or writing, the next round catches up
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    async def close(self) -> None:
+        if self._conn is None:
+            return
+        while self._queue or self._flush_scheduled or self._holder is not None:
+            await asyncio.sleep(FIRST_RETRY_S)  # let queued writes land first
+        checkpoint = self._checkpoint
+        if checkpoint is not None:
+            await asyncio.wrap_future(checkpoint)
+        self._conn.close()
+        self._conn = None
+        self._records.clear()
+        checkpointer, self._checkpointer = self._checkpointer, None
+        if checkpointer is not None:
+            checkpointer.close()
         self._executor.shutdown(wait=True)

@@ -1,12 +1,15 @@
 """Table logic in-process (memory store, real Dou Dizhu engine, a clock the test moves):
-seat rules, the bot fill delay, leaving, deal and match ends. The wire-level behaviour is in
+seat rules, the bot fill delay, leaving, deal and match ends; and on the SQLite store, moves
+committed together and two processes on one file. The wire-level behaviour is in
 test_service_api.py."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from engines.registry import get_game
 from service.store import EventKind, SeatKind, Status
 from service.store_memory import MemoryStore
+from service.store_sqlite import SQLiteStore
 from service.tables import Code, SeatRequest, TableError, Tables
 
 T = TypeVar("T")
@@ -172,5 +176,96 @@ def test_moves_events_deal_over_and_end() -> None:
         await refused(Code.FAILED_PRECONDITION, t.leave(tid, tokens[0]))
         await refused(Code.FAILED_PRECONDITION, t.join(tid, None, "z", bot=False))
         assert (await t.get(tid)).version == rec.version
+
+    run(go())
+
+
+# --- on the SQLite store: moves of many tables committed together, two processes ----------
+
+
+async def _seated(t: Tables) -> tuple[str, dict[int, str]]:
+    tid = (await t.create("dou_dizhu", 3, {})).table_id
+    tokens = {}
+    for name in "abc":
+        seat, token, _ = await t.join(tid, None, name, bot=False)
+        tokens[seat] = token
+    return tid, tokens
+
+
+async def _first_legal(t: Tables, tid: str) -> tuple[int, str, int]:
+    rec = await t.get(tid)
+    state = GAME.decode(rec.state)
+    seat = min(GAME.to_act(state))
+    return seat, GAME.format_move(GAME.legal_moves(state, seat)[0]), rec.version
+
+
+def test_moves_of_many_tables_at_once_all_land(tmp_path: Path) -> None:
+    """Moves at many tables in the same turn of the loop share one SQLite transaction; each is
+    answered after it committed, and all of them are in the file."""
+
+    async def go() -> None:
+        t = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        tables = [await _seated(t) for _ in range(12)]
+        for _ in range(5):
+            planned = [(tid, tokens, *(await _first_legal(t, tid))) for tid, tokens in tables]
+            outs = await asyncio.gather(
+                *(t.move(tid, tokens[seat], move, v) for tid, tokens, seat, move, v in planned)
+            )
+            assert [o.record.version for o in outs] == [v + 1 for *_, v in planned]
+        await t.store.close()
+        fresh = SQLiteStore(tmp_path / "db.sqlite")
+        for tid, _ in tables:
+            rec = await fresh.get(tid)
+            assert rec is not None and rec.version == 4 + 5
+            log = await fresh.events_after(tid, 0)
+            assert [e.version for e in log] == list(range(1, 10))
+            assert log[-1].state == rec.state
+        await fresh.close()
+
+    run(go())
+
+
+def test_two_processes_on_one_file_a_stale_move_is_aborted(tmp_path: Path) -> None:
+    """Two Tables on one file (as two server processes): each reads the other's moves at once
+    despite its record cache; a move decided on a view the other made stale is refused with
+    ABORTED and changes nothing, and the next read is fresh again."""
+
+    async def go() -> None:
+        a = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        b = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        tid, tokens = await _seated(a)
+        seat, move, version = await _first_legal(b, tid)  # b caches the record
+        await a.move(tid, tokens[seat], move, version)
+        assert (await b.get(tid)).version == version + 1  # b sees a's move
+        # both decide on the same version and move while a third connection holds the write
+        # lock: each passes its checks on the record it read and queues its write; once the
+        # lock is free, the compare-and-set lets exactly one of them land
+        seat, move, version = await _first_legal(a, tid)
+        assert (await b.get(tid)).version == version
+        blocker = sqlite3.connect(tmp_path / "db.sqlite", isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        moves = asyncio.gather(
+            a.move(tid, tokens[seat], move, version),
+            b.move(tid, tokens[seat], move, 0),
+            return_exceptions=True,
+        )
+        await asyncio.sleep(0.05)
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        outs = await moves
+        won = [o for o in outs if not isinstance(o, BaseException)]
+        lost = [o for o in outs if isinstance(o, TableError)]
+        assert len(won) == 1 and len(lost) == 1 and lost[0].code == Code.ABORTED, outs
+        assert "changed while this request ran" in lost[0].message
+        assert (await a.get(tid)).version == (await b.get(tid)).version == version + 1
+        # the loser's next read is fresh, and a move decided on it goes through
+        seat, move, version = await _first_legal(b, tid)
+        out = await b.move(tid, tokens[seat], move, version)
+        assert out.record.version == version + 1
+        assert (await a.get(tid)).version == version + 1
+        log = await a.store.events_after(tid, 0)
+        assert [e.version for e in log] == list(range(1, version + 2))
+        for t in (a, b):
+            await t.store.close()
 
     run(go())

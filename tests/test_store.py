@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import sqlite3
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,7 +29,7 @@ from service.store import (
     open_store,
 )
 from service.store_memory import MemoryStore
-from service.store_sqlite import SQLiteStore
+from service.store_sqlite import CHECKPOINT_AFTER, SQLiteStore
 
 T = TypeVar("T")
 
@@ -302,3 +307,318 @@ def test_open_store_urls(tmp_path: Path) -> None:
     run(store.close())
     with pytest.raises(ValueError, match="unknown store"):
         open_store("postgres://nope")
+
+
+# --- SQLite: group commit, the record cache, waiting for another process's lock -----------
+
+
+class HeldWriter:
+    """Another connection holding the write lock (as another process would), so that the
+    store's writes queue up meanwhile and go in one transaction once it lets go. Records the
+    sizes of the store's transactions."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.conn = sqlite3.connect(store.path, isolation_level=None)
+        self.batches: list[int] = []
+        write = store._write
+
+        def counting(batch: list[Any]) -> list[Any]:
+            waiting = write(batch)
+            if len(waiting) < len(batch):
+                self.batches.append(len(batch))
+            return waiting
+
+        store._write = counting  # type: ignore[method-assign]
+
+    def hold(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self.conn.execute("ROLLBACK")
+
+
+def test_sqlite_group_commit_same_table_twice_in_one_batch(tmp_path: Path) -> None:
+    """Two writers of one table queued while the writer was held share a transaction; each
+    keeps its own version check, so exactly one wins and nothing of the other lands."""
+
+    async def go() -> None:
+        store = SQLiteStore(tmp_path / "db.sqlite")
+        await _seed(store)
+        held = HeldWriter(store)
+        held.hold()
+        first = store.commit(record("t1", version=2, game="a"), [event("t1", 2, name="a")], 1)
+        second = store.commit(record("t1", version=2, game="b"), [event("t1", 2, name="b")], 1)
+        both = asyncio.gather(first, second, return_exceptions=True)
+        await asyncio.sleep(0.01)
+        held.release()
+        outcomes = await both
+        assert held.batches == [2]
+        assert outcomes[0] is None and isinstance(outcomes[1], VersionConflict)
+        assert "version 2, not 1" in str(outcomes[1])
+        assert await store.get("t1") == record("t1", version=2, game="a")
+        assert [e.name for e in await store.events_after("t1", 1)] == ["a"]
+        await store.close()
+        again = SQLiteStore(tmp_path / "db.sqlite")  # what is on disk, not in the cache
+        assert await again.get("t1") == record("t1", version=2, game="a")
+        await again.close()
+
+    run(go())
+
+
+def test_sqlite_group_commit_chains_and_mixes_outcomes(tmp_path: Path) -> None:
+    """One batch with a create, a clash on that id, a chain of two commits of one table, a
+    commit to a missing table and a stale one: each gets its own answer."""
+
+    async def go() -> None:
+        store = SQLiteStore(tmp_path / "db.sqlite")
+        await _seed(store, "t1")
+        await _seed(store, "t2")
+        held = HeldWriter(store)
+        held.hold()
+        writes = asyncio.gather(
+            store.create(record("t3"), [event("t3", 1, EventKind.CREATED)]),
+            store.create(record("t3", game="x"), [event("t3", 1, EventKind.CREATED)]),
+            store.commit(record("t1", version=2), [event("t1", 2)], 1),
+            store.commit(record("t1", version=3), [event("t1", 3)], 2),
+            store.commit(record("ghost", version=2), [event("ghost", 2)], 1),
+            store.commit(record("t2", version=6), [event("t2", 6)], 5),
+            return_exceptions=True,
+        )
+        await asyncio.sleep(0.01)
+        held.release()
+        outcomes = await writes
+        assert held.batches == [6]
+        assert [type(o).__name__ for o in outcomes] == [
+            "NoneType", "TableExists", "NoneType", "NoneType", "TableMissing", "VersionConflict"
+        ]
+        assert await store.get("t3") == record("t3")
+        assert (await store.get("t1")).version == 3  # type: ignore[union-attr]
+        assert (await store.get("t2")).version == 1  # type: ignore[union-attr]
+        assert [e.version for e in await store.events_after("t1", 0)] == [1, 2, 3]
+        await store.close()
+
+    run(go())
+
+
+def test_sqlite_one_broken_write_fails_alone(tmp_path: Path) -> None:
+    """A write that SQLite itself refuses (here: an event version already in the log) rolls
+    its batch back; the others are committed again one by one and only it fails."""
+
+    async def go() -> None:
+        path = tmp_path / "db.sqlite"
+        store = SQLiteStore(path)
+        for tid in ("t1", "t2", "t3"):
+            await _seed(store, tid)
+        with closing(sqlite3.connect(path)) as raw:  # a log that runs ahead of its record
+            raw.execute(
+                "INSERT INTO events SELECT table_id, 2, kind, seat, move, name, time, state,"
+                " seats, status, deal_over FROM events WHERE table_id = 't2'"
+            )
+            raw.commit()
+        held = HeldWriter(store)
+        held.hold()
+        writes = asyncio.gather(
+            *(
+                store.commit(record(tid, version=2), [event(tid, 2, name="new")], 1)
+                for tid in ("t1", "t2", "t3")
+            ),
+            return_exceptions=True,
+        )
+        await asyncio.sleep(0.01)
+        held.release()
+        outcomes = await writes
+        assert held.batches == [1, 1, 1, 3]  # the batch of 3 failed, went again one by one
+        assert outcomes[0] is None and outcomes[2] is None
+        assert isinstance(outcomes[1], sqlite3.IntegrityError)
+        again = SQLiteStore(path)
+        assert [(await again.get(t)).version for t in ("t1", "t2", "t3")] == [2, 1, 2]  # type: ignore[union-attr]
+        assert (await again.events_after("t3", 1))[0].name == "new"
+        await again.close()
+        await store.close()
+
+    run(go())
+
+
+def test_sqlite_batched_commits_of_many_tables_are_all_durable(tmp_path: Path) -> None:
+    """Commits of many tables answered together (one batch) are all on disk when answered: a
+    process killed right after (no close, no checkpoint) loses none of them."""
+    path = tmp_path / "db.sqlite"
+    script = f"""
+import asyncio, os, signal, sqlite3, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+from tests.test_store import HeldWriter, _seed, event, record
+from service.store_sqlite import SQLiteStore
+
+async def main():
+    store = SQLiteStore({str(path)!r})
+    await asyncio.gather(*(_seed(store, f"t{{i}}") for i in range(40)))
+    held = HeldWriter(store)
+    held.hold()
+    commits = asyncio.gather(*(
+        store.commit(record(f"t{{i}}", version=2), [event(f"t{{i}}", 2)], 1) for i in range(40)
+    ))
+    await asyncio.sleep(0.01)
+    held.release()
+    await commits
+    print("acked", held.batches, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "acked [40]", proc.stderr
+    assert proc.returncode == -signal.SIGKILL
+
+    async def check() -> None:
+        store = SQLiteStore(path)
+        for i in range(40):
+            assert (await store.get(f"t{i}")) == record(f"t{i}", version=2)
+            assert [e.version for e in await store.events_after(f"t{i}", 0)] == [1, 2]
+        await store.close()
+
+    run(check())
+
+
+def test_sqlite_cache_sees_writes_of_another_connection(tmp_path: Path) -> None:
+    """Records are cached, but another store on the file (as another process would) is seen
+    at once, and a write based on a record it made stale loses its compare-and-set."""
+
+    async def go() -> None:
+        mine, theirs = SQLiteStore(tmp_path / "db.sqlite"), SQLiteStore(tmp_path / "db.sqlite")
+        await _seed(mine)
+        assert (await mine.get("t1")).version == 1  # type: ignore[union-attr]  # now cached
+        await theirs.commit(record("t1", version=2, game="theirs"), [event("t1", 2)], 1)
+        assert await mine.get("t1") == record("t1", version=2, game="theirs")
+        stale = record("t1", version=2, game="mine")
+        with pytest.raises(VersionConflict):
+            await mine.commit(stale, [event("t1", 2)], 1)
+        # and the other way round, on a record both have cached
+        assert (await theirs.get("t1")).version == 2  # type: ignore[union-attr]
+        await mine.commit(record("t1", version=3, game="mine"), [event("t1", 3)], 2)
+        with pytest.raises(VersionConflict):
+            await theirs.commit(record("t1", version=3, game="theirs"), [event("t1", 3)], 2)
+        assert await theirs.get("t1") == record("t1", version=3, game="mine")
+        for s in (mine, theirs):
+            await s.close()
+
+    run(go())
+
+
+def test_sqlite_move_commits_write_only_what_changed(tmp_path: Path) -> None:
+    """A commit that changes only the state and version (a move) takes a shorter UPDATE; the
+    record on disk is still exactly the committed one, before and after a seat change."""
+
+    async def go() -> None:
+        path = tmp_path / "db.sqlite"
+        store = SQLiteStore(path)
+        rec = await _seed(store)
+        current = await store.get("t1")
+        assert current is not None
+        moved = current.with_(version=2, state=b"after a move")
+        await store.commit(moved, [event("t1", 2)], 1)
+        seated = moved.with_(version=3, seats=(Seat(occupied=True, name="z"),) * 3)
+        await store.commit(seated, [event("t1", 3)], 2)
+        moved_again = seated.with_(version=4, state=b"again")
+        await store.commit(moved_again, [event("t1", 4)], 3)
+        fresh = SQLiteStore(path)
+        assert await fresh.get("t1") == moved_again == rec.with_(
+            version=4, state=b"again", seats=(Seat(occupied=True, name="z"),) * 3
+        )
+        await fresh.close()
+        await store.close()
+
+    run(go())
+
+
+def test_sqlite_waits_for_another_process_lock_without_blocking_the_loop(tmp_path: Path) -> None:
+    """While another connection holds the write lock, a commit waits (the event loop keeps
+    running), lands once the lock is free, and gives up after the busy timeout."""
+
+    async def go() -> None:
+        path = tmp_path / "db.sqlite"
+        store = SQLiteStore(path, busy_timeout_ms=2000)
+        await _seed(store)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        commit = asyncio.ensure_future(store.commit(record("t1", version=2), [event("t1", 2)], 1))
+        ticks = 0
+        for _ in range(20):  # the loop is free while the commit waits
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not commit.done() and ticks == 20
+        other.execute("COMMIT")
+        await asyncio.wait_for(commit, 2)
+        assert (await store.get("t1")).version == 2  # type: ignore[union-attr]
+
+        impatient = SQLiteStore(path, busy_timeout_ms=100)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            await impatient.commit(record("t1", version=3), [event("t1", 3)], 2)
+        other.execute("ROLLBACK")
+        other.close()
+        assert (await impatient.get("t1")).version == 2  # type: ignore[union-attr]
+        for s in (store, impatient):
+            await s.close()
+
+    run(go())
+
+
+def test_sqlite_a_cancelled_caller_leaves_a_consistent_store(tmp_path: Path) -> None:
+    """A caller cancelled while its write is queued (the writer waits for another process's
+    lock): the write still commits or fails as a whole, and the cache agrees with the file."""
+
+    async def go() -> None:
+        path = tmp_path / "db.sqlite"
+        store = SQLiteStore(path)
+        await _seed(store)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        task = asyncio.ensure_future(store.commit(record("t1", version=2), [event("t1", 2)], 1))
+        await asyncio.sleep(0.01)  # queued behind the lock
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        other.execute("ROLLBACK")
+        other.close()
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if (await store.get("t1")).version == 2:  # type: ignore[union-attr]
+                break
+        assert (await store.get("t1")).version == 2  # type: ignore[union-attr]
+        with pytest.raises(VersionConflict):
+            await store.commit(record("t1", version=2), [event("t1", 2)], 1)
+        await store.close()
+        again = SQLiteStore(path)
+        assert (await again.get("t1")).version == 2  # type: ignore[union-attr]
+        await again.close()
+
+    run(go())
+
+
+def test_sqlite_checkpoints_keep_the_wal_small(tmp_path: Path) -> None:
+    """The WAL is copied into the database (on the worker thread, between two batches) as
+    writes go on, so that it starts over instead of growing with every write."""
+
+    async def go() -> None:
+        path = tmp_path / "db.sqlite"
+        wal = Path(f"{path}-wal")
+        store = SQLiteStore(path)
+        await _seed(store)
+        version = 1
+
+        async def writes(n: int) -> None:
+            nonlocal version
+            for _ in range(n):
+                version += 1
+                await store.commit(record("t1", version=version), [event("t1", version)], version - 1)
+
+        await writes(CHECKPOINT_AFTER - 2)
+        before_any = wal.stat().st_size
+        await writes(4 * CHECKPOINT_AFTER)
+        assert wal.stat().st_size < 1.5 * before_any  # not 5 times as much: it started over
+        await store.close()
+        with closing(sqlite3.connect(path)) as raw:
+            count = raw.execute("SELECT count(*) FROM events").fetchone()[0]
+        assert count == version
+
+    run(go())
