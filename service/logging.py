@@ -6,8 +6,11 @@ the move only as a spectator may see it; as a last guard, fields named like secr
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
 import sys
+import time
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -22,6 +25,42 @@ def _drop_secrets(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMa
     return event
 
 
+class _UtcIsoStamper:
+    """structlog's TimeStamper(fmt="iso", utc=True), the same text for less: the date and time
+    of day are formatted once a second. Every RPC logs a line, so this is on every call."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def __call__(self, _: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        now = time.time()
+        second = int(now)
+        if second != self._second:
+            moment = datetime.datetime.fromtimestamp(second, tz=datetime.UTC)
+            self._prefix = moment.strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = second
+        micros = int((now - second) * 1_000_000)
+        event["timestamp"] = f"{self._prefix}.{micros:06d}Z" if micros else f"{self._prefix}Z"
+        return event
+
+
+def _json_fallback(obj: Any) -> Any:
+    """What structlog's JSONRenderer does with values JSON does not know."""
+    try:
+        return obj.__structlog__()
+    except AttributeError:
+        return repr(obj)
+
+
+_ENCODER = json.JSONEncoder(default=_json_fallback)
+
+
+def _dumps(obj: Any, **_: Any) -> str:
+    """json.dumps with one encoder made once (json.dumps with `default` makes one a call)."""
+    return _ENCODER.encode(obj)
+
+
 def configure(level: str = "info", json_lines: bool | None = None) -> None:
     """Configures structlog for this process; `json_lines` None: JSON unless stderr is a TTY."""
     numeric = logging.getLevelName(level.upper())
@@ -31,7 +70,7 @@ def configure(level: str = "info", json_lines: bool | None = None) -> None:
         json_lines = not sys.stderr.isatty()
     # tracebacks without local variables: locals may hold game states and tokens
     renderer: Any = (
-        structlog.processors.JSONRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps)
         if json_lines
         else structlog.dev.ConsoleRenderer(
             colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback
@@ -48,7 +87,7 @@ def configure(level: str = "info", json_lines: bool | None = None) -> None:
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _UtcIsoStamper(),
             _drop_secrets,
             tracebacks,
             renderer,

@@ -284,8 +284,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, token, request.move, request.expected_version
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
-        view = views.table_view(self.tables.game(out.record.game), out.record, out.seat)
-        return pb.SubmitMoveResponse(version=out.record.version, move=out.move, view=view)
+        reply = pb.SubmitMoveResponse(version=out.record.version, move=out.move)
+        views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
+        return reply
 
     @streaming
     async def StreamTable(

@@ -12,7 +12,7 @@ import enum
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -113,7 +113,14 @@ class TableRecord:
     fill_level: str = ""
 
     def with_(self, **changes: Any) -> TableRecord:
-        return replace(self, **changes)
+        """A copy with some fields changed (dataclasses.replace, without its per-call field
+        introspection: every move copies its table's record)."""
+        unknown = changes.keys() - _RECORD_FIELDS
+        if unknown:
+            raise TypeError(f"TableRecord has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(TableRecord)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
     def fill_due_at(self) -> float | None:
         """When empty human seats are handed to bots (None: never, or none is empty)."""
@@ -133,6 +140,9 @@ class TableRecord:
         if any(s.kind == SeatKind.BOT and not s.occupied for s in self.seats):
             return self.created_at
         return self.fill_due_at()
+
+
+_RECORD_FIELDS = frozenset(f.name for f in fields(TableRecord))
 
 
 @dataclass(frozen=True)

@@ -81,9 +81,15 @@ def hash_token(token: str) -> str:
 
 def default_games(name: str) -> Game:
     """engines.registry.get_game, imported late so this module loads without every engine."""
-    from engines.registry import get_game
+    global _get_game
+    if _get_game is None:
+        from engines.registry import get_game
 
-    return get_game(name)
+        _get_game = get_game
+    return _get_game(name)
+
+
+_get_game: Callable[[str], Game] | None = None
 
 
 @dataclass(frozen=True)

@@ -74,60 +74,100 @@ def to_act(game: Game, record: TableRecord, state: Any) -> list[int]:
     return sorted(game.to_act(state))
 
 
+class _TableTemplates:
+    """The parts of a pb.Table that change only when its seats do (id, game, options, seats),
+    built once per seats tuple and copied (in C) into each message. Keyed by the identity of
+    the record's seats tuple and options dict, which a table keeps from version to version
+    (records are never mutated), holding both so that their ids cannot be reused."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._built: dict[tuple[int, int], tuple[Any, Any, pb.Table]] = {}
+
+    def __call__(self, record: TableRecord) -> pb.Table:
+        seats, options = record.seats, record.options
+        hit = self._built.get((id(seats), id(options)))
+        if (
+            hit is not None
+            and hit[0] is seats
+            and hit[1] is options
+            and hit[2].table_id == record.table_id
+        ):
+            return hit[2]
+        template = pb.Table(
+            table_id=record.table_id,
+            game=record.game,
+            players=record.players,
+            seats=[
+                pb.SeatInfo(
+                    seat=i,
+                    kind=SEAT_KIND[s.kind],
+                    bot_level=s.bot_level,
+                    occupied=s.occupied,
+                    name=s.name,
+                    is_bot=s.is_bot,
+                )
+                for i, s in enumerate(seats)
+            ],
+            created_at=record.created_at,
+        )
+        template.options.update(options)
+        if len(self._built) >= self._size:
+            self._built.clear()
+        self._built[(id(seats), id(options))] = (seats, options, template)
+        return template
+
+
+_templates = _TableTemplates()
+
+
+def fill_table(out: pb.Table, record: TableRecord, acting: Iterable[int]) -> None:
+    """Writes `record` into the empty message `out` (in place: no copy of a copy)."""
+    out.CopyFrom(_templates(record))
+    out.status = STATUS[record.status]
+    out.version = record.version
+    out.to_act.extend(acting)
+
+
 def table(record: TableRecord, acting: Iterable[int]) -> pb.Table:
-    options = struct_pb2.Struct()
-    options.update(record.options)
-    return pb.Table(
-        table_id=record.table_id,
-        game=record.game,
-        players=record.players,
-        options=options,
-        seats=[
-            pb.SeatInfo(
-                seat=i,
-                kind=SEAT_KIND[s.kind],
-                bot_level=s.bot_level,
-                occupied=s.occupied,
-                name=s.name,
-                is_bot=s.is_bot,
-            )
-            for i, s in enumerate(record.seats)
-        ],
-        status=STATUS[record.status],
-        version=record.version,
-        to_act=list(acting),
-        created_at=record.created_at,
-    )
+    out = pb.Table()
+    fill_table(out, record, acting)
+    return out
 
 
 def table_summary(game: Game, record: TableRecord) -> pb.Table:
     return table(record, to_act(game, record, states.decode(game, record.state)))
 
 
-def result(game: Game, state: Any) -> pb.Result:
+def fill_result(out: pb.Result, game: Game, state: Any) -> None:
     r = game.result(state)
-    return pb.Result(
-        totals=list(r.totals),
-        last_deal=list(r.last_deal),
-        finished=r.finished,
-        winners=list(r.winners),
-        deals_played=r.deals_played,
-    )
+    out.totals.extend(r.totals)
+    out.last_deal.extend(r.last_deal)
+    out.finished = r.finished
+    out.winners.extend(r.winners)
+    out.deals_played = r.deals_played
 
 
-def table_view(game: Game, record: TableRecord, seat: int | None) -> pb.TableView:
-    """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator."""
+def result(game: Game, state: Any) -> pb.Result:
+    out = pb.Result()
+    fill_result(out, game, state)
+    return out
+
+
+def table_view(
+    game: Game, record: TableRecord, seat: int | None, out: pb.TableView | None = None
+) -> pb.TableView:
+    """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator.
+    Written into `out` when given (an empty message, such as a response's field)."""
+    if out is None:
+        out = pb.TableView()
     state = states.decode(game, record.state)
     acting = to_act(game, record, state)
-    gv = pb.GameView()
-    getattr(gv, game.info.view_field).CopyFrom(game.view(state, seat))
-    out = pb.TableView(
-        table=table(record, acting),
-        version=record.version,
-        view=gv,
-        to_act=acting,
-        result=result(game, state),
-    )
+    fill_table(out.table, record, acting)
+    out.version = record.version
+    getattr(out.view, game.info.view_field).CopyFrom(game.view(state, seat))
+    out.to_act.extend(acting)
+    fill_result(out.result, game, state)
     if seat is not None:
         out.seat = seat
         if seat in acting:

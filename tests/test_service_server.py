@@ -42,3 +42,21 @@ def test_bearer_token_parsing() -> None:
         with pytest.raises(TableError) as info:
             bearer_token(FakeContext([("authorization", bad)]))
         assert info.value.code == Code.UNAUTHENTICATED
+
+
+def test_log_timestamps_read_as_structlogs_iso_utc() -> None:
+    """The server's own time stamper writes what TimeStamper(fmt="iso", utc=True) would."""
+    import datetime
+    import re
+    from unittest import mock
+
+    from service.logging import _UtcIsoStamper
+
+    stamper = _UtcIsoStamper()
+    for at in (1764444080.0, 1764444080.25, 1764444081.999999, 1764444081.5):
+        with mock.patch("time.time", return_value=at):
+            got = stamper(None, "info", {})["timestamp"]
+        moment = datetime.datetime.fromtimestamp(at, tz=datetime.UTC)
+        assert got == moment.isoformat().replace("+00:00", "Z"), at
+    now = stamper(None, "info", {})["timestamp"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z", now)
