@@ -1,16 +1,28 @@
 """SubmitMove latency and throughput beside a bare Ping, on one real server.
 
-`python -m bench.rpc_latency` starts `croupier serve` with a SQLite store in a temp dir, then
-for each concurrency (tables played at once) measures for a fixed time:
+`python -m bench.rpc_latency` starts `croupier serve` with a SQLite store in a temp dir (a
+separate process: this one is only the load client), then for each concurrency (tables played
+at once) measures for a fixed time:
 
-- SubmitMove: every table is played by one client holding all its seats; per move it fetches
-  the acting seat's view (GetView, not timed) and submits the first legal move (timed). A
-  finished table is replaced by a new one (set-up not timed).
 - Ping: as many concurrent loops of the bare RPC through the same server stack.
+- SubmitMove: every loop replays a recorded Dou Dizhu deal on a table of its own, one
+  SubmitMove after the other, so only SubmitMove is on the wire, as only Ping is in the Ping
+  loops. The deal is recorded once at start-up on a table whose options fix the deck, the
+  dealer and the face-up card (one deal; an all-pass bidding makes the first bidder landlord
+  instead of redealing), so nothing depends on the table's secret seed and every replay is
+  accepted. Each replay table is a new table: the server does all the work of a real move.
+  The tables a loop goes through are created and joined before the clock starts (enough for
+  the rate of a short trial run), so that only moves are measured.
+- SubmitMove after GetView: how a client that is not following the table's stream plays:
+  per move it fetches the acting seat's view (GetView) and submits the first legal move. Both
+  RPCs are timed and shown on their own rows; calls/s here are moves per second.
 
-The ratio SubmitMove/Ping is the cost of the table logic, the engine and the durable write
-over the gRPC floor. Client and server share the machine, so absolute numbers include the
-client's own CPU.
+calls/s counts calls per second of wall clock. Each configuration runs `--repeat` times, the
+three measurements back to back, and the table shows medians over the runs; "vs Ping" is the
+median of each run's ratio to the Ping measured just before it, so that load from elsewhere on
+a shared machine hits both sides alike. SubmitMove/Ping is the cost of the table logic, the
+engine and the durable write over the gRPC floor. Client and server share the machine, so
+absolute numbers include the client's own CPU.
 """
 
 from __future__ import annotations
@@ -18,24 +30,49 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
+from google.protobuf import struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 
+Auth = dict[int, list[tuple[str, str]]]  # seat -> metadata carrying its token
+Samples = dict[str, list[float]]  # row name -> latencies
+Script = list[tuple[int, str]]  # (seat, move) of a recorded deal
+
+PING = "Ping"
+SUBMIT = "SubmitMove"
+PLAYED = "SubmitMove after GetView"
+GETVIEW = "GetView before each move"
+
+
+def fixed_deal_options() -> struct_pb2.Struct:
+    """Dou Dizhu options under which a deal depends only on the moves, not on the seed."""
+    cards = [r + s for r in "3456789TJQKA2" for s in "shdc"] + ["B", "R"]
+    random.Random(20240601).shuffle(cards)
+    options = struct_pb2.Struct()
+    options.update(
+        {"deals": 1, "max_redeals": 1, "dealer": 0, "face_up": 0, "deck": " ".join(cards)}
+    )
+    return options
+
 
 @dataclass
 class Stats:
+    """One row's calls in one measurement."""
+
     rpc: str
     concurrency: int
     latencies: list[float]
@@ -77,76 +114,197 @@ async def wait_serving(channel: grpc.aio.Channel, timeout: float = 30.0) -> None
     raise TimeoutError("server did not become ready")
 
 
-async def new_table(stub: pb_grpc.CroupierStub) -> tuple[str, dict[int, list[tuple[str, str]]]]:
-    table = await stub.CreateTable(pb.CreateTableRequest(game="dou_dizhu"))
+async def new_table(
+    stub: pb_grpc.CroupierStub, options: struct_pb2.Struct | None = None
+) -> tuple[str, Auth, int]:
+    """A Dou Dizhu table with every seat joined: its id, the seats' tokens, its version."""
+    table = await stub.CreateTable(pb.CreateTableRequest(game="dou_dizhu", options=options))
     auth = {}
+    version = table.version
     for i in range(table.players):
         reply = await stub.JoinTable(pb.JoinTableRequest(table_id=table.table_id, name=f"p{i}"))
         auth[reply.seat] = [("authorization", f"Bearer {reply.token}")]
-    return table.table_id, auth
+        version = reply.table.version
+    return table.table_id, auth, version
 
 
-async def play_loop(stub: pb_grpc.CroupierStub, until: float, out: list[float]) -> None:
-    table_id, auth = await new_table(stub)
+async def record_deal(stub: pb_grpc.CroupierStub) -> Script:
+    """Plays one deal under the fixed options (first legal move each time) and returns it."""
+    table_id, auth, _ = await new_table(stub, fixed_deal_options())
+    script: Script = []
+    acting = list((await stub.GetView(pb.GetViewRequest(table_id=table_id))).to_act)
+    while acting:
+        seat = acting[0]
+        view = await stub.GetView(pb.GetViewRequest(table_id=table_id), metadata=auth[seat])
+        move = view.legal_moves[0]
+        reply = await stub.SubmitMove(
+            pb.SubmitMoveRequest(table_id=table_id, move=move, expected_version=view.version),
+            metadata=auth[seat],
+        )
+        script.append((seat, move))
+        acting = list(reply.view.to_act)
+    return script
+
+
+Table = tuple[str, Auth, int]
+
+
+async def replay_loop(
+    stub: pb_grpc.CroupierStub, script: Script, until: float, out: Samples, ready: list[Table]
+) -> None:
+    """Replays `script` on table after table, taken from `ready` (made before the clock
+    started) while it lasts."""
+    options = fixed_deal_options()
+
+    async def next_table() -> Table:
+        return ready.pop() if ready else await new_table(stub, options)
+
+    table_id, auth, version = await next_table()
+    step = 0
+    while time.perf_counter() < until:
+        if step == len(script):
+            table_id, auth, version = await next_table()
+            step = 0
+        seat, move = script[step]
+        request = pb.SubmitMoveRequest(table_id=table_id, move=move, expected_version=version)
+        start = time.perf_counter()
+        reply = await stub.SubmitMove(request, metadata=auth[seat])
+        out[SUBMIT].append(time.perf_counter() - start)
+        version = reply.version
+        step += 1
+
+
+async def replay_tables(
+    stub: pb_grpc.CroupierStub, script: Script, concurrency: int, seconds: float
+) -> list[list[Table]]:
+    """Tables for each replay loop, enough for `seconds` at the rate of a short trial, so that
+    creating and joining them is not measured with the moves."""
+    trial: Samples = {SUBMIT: []}
+    await asyncio.gather(
+        *(
+            replay_loop(stub, script, time.perf_counter() + 0.5, trial, [])
+            for _ in range(concurrency)
+        )
+    )
+    moves = len(trial[SUBMIT]) / 0.5 / concurrency * seconds * 1.5
+    count = int(moves / len(script)) + 1
+    options = fixed_deal_options()
+    sem = asyncio.Semaphore(32)
+
+    async def make() -> Table:
+        async with sem:
+            return await new_table(stub, options)
+
+    made = await asyncio.gather(*(make() for _ in range(count * concurrency)))
+    return [list(made[i * count : (i + 1) * count]) for i in range(concurrency)]
+
+
+async def play_loop(stub: pb_grpc.CroupierStub, until: float, out: Samples) -> None:
+    table_id, auth, _ = await new_table(stub)
     seat = None
     while time.perf_counter() < until:
         if seat is None:
             public = await stub.GetView(pb.GetViewRequest(table_id=table_id))
             if not public.to_act:
-                table_id, auth = await new_table(stub)
+                table_id, auth, _ = await new_table(stub)
                 continue
             seat = public.to_act[0]
+        start = time.perf_counter()
         view = await stub.GetView(pb.GetViewRequest(table_id=table_id), metadata=auth[seat])
+        out[GETVIEW].append(time.perf_counter() - start)
         request = pb.SubmitMoveRequest(
             table_id=table_id, move=view.legal_moves[0], expected_version=view.version
         )
         start = time.perf_counter()
         reply = await stub.SubmitMove(request, metadata=auth[seat])
-        out.append(time.perf_counter() - start)
+        out[PLAYED].append(time.perf_counter() - start)
         acting = reply.view.to_act
         seat = acting[0] if acting else None
         if not acting:
-            table_id, auth = await new_table(stub)
+            table_id, auth, _ = await new_table(stub)
 
 
-async def ping_loop(stub: pb_grpc.CroupierStub, until: float, out: list[float]) -> None:
+async def ping_loop(stub: pb_grpc.CroupierStub, until: float, out: Samples) -> None:
     request = pb.PingRequest(payload=b"x" * 32)
     while time.perf_counter() < until:
         start = time.perf_counter()
         await stub.Ping(request)
-        out.append(time.perf_counter() - start)
+        out[PING].append(time.perf_counter() - start)
 
 
-async def measure(stub: pb_grpc.CroupierStub, rpc: str, concurrency: int, seconds: float) -> Stats:
-    loop_fn = play_loop if rpc == "SubmitMove" else ping_loop
-    # a short warm-up at the same concurrency, not counted
-    await asyncio.gather(
-        *(loop_fn(stub, time.perf_counter() + 0.5, []) for _ in range(concurrency))
-    )
-    samples: list[list[float]] = [[] for _ in range(concurrency)]
+Loop = Callable[[pb_grpc.CroupierStub, float, Samples], Awaitable[None]]
+
+
+async def timed(
+    stub: pb_grpc.CroupierStub, loops: list[Loop], rows: list[str], seconds: float
+) -> list[Stats]:
+    """Runs the loops together for `seconds`; one Stats per row."""
+    per_loop: list[Samples] = [{name: [] for name in rows} for _ in loops]
     start = time.perf_counter()
     until = start + seconds
-    await asyncio.gather(*(loop_fn(stub, until, s) for s in samples))
+    await asyncio.gather(*(fn(stub, until, s) for fn, s in zip(loops, per_loop, strict=True)))
     elapsed = time.perf_counter() - start
-    return Stats(rpc, concurrency, [x for s in samples for x in s], elapsed)
+    return [
+        Stats(name, len(loops), [x for s in per_loop for x in s[name]], elapsed) for name in rows
+    ]
 
 
-def table(results: list[Stats]) -> str:
+async def warm_up(stub: pb_grpc.CroupierStub, loop_fn: Loop, rows: list[str], n: int) -> None:
+    """Half a second of the same loops, not counted."""
+    until = time.perf_counter() + 0.5
+    await asyncio.gather(*(loop_fn(stub, until, {r: [] for r in rows}) for _ in range(n)))
+
+
+async def measure_ping(stub: pb_grpc.CroupierStub, concurrency: int, seconds: float) -> list[Stats]:
+    await warm_up(stub, ping_loop, [PING], concurrency)
+    return await timed(stub, [ping_loop] * concurrency, [PING], seconds)
+
+
+async def measure_replay(
+    stub: pb_grpc.CroupierStub, script: Script, concurrency: int, seconds: float
+) -> list[Stats]:
+    pools = await replay_tables(stub, script, concurrency, seconds)  # warms up too
+
+    def loop(ready: list[Table]) -> Loop:
+        async def run(stub: pb_grpc.CroupierStub, until: float, out: Samples) -> None:
+            await replay_loop(stub, script, until, out, ready)
+
+        return run
+
+    return await timed(stub, [loop(ready) for ready in pools], [SUBMIT], seconds)
+
+
+async def measure_played(
+    stub: pb_grpc.CroupierStub, concurrency: int, seconds: float
+) -> list[Stats]:
+    await warm_up(stub, play_loop, [PLAYED, GETVIEW], concurrency)
+    return await timed(stub, [play_loop] * concurrency, [PLAYED, GETVIEW], seconds)
+
+
+def table(runs: list[list[Stats]]) -> str:
+    """Medians over runs; each run holds every row measured in it, Ping among them."""
     lines = [
         "| tables at once | RPC | calls | p50 ms | p99 ms | calls/s | p50 vs Ping | calls/s vs Ping |",
         "|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    pings = {r.concurrency: r for r in results if r.rpc == "Ping"}
-    for r in results:
-        base = pings[r.concurrency]
+    rows: dict[tuple[int, str], list[tuple[Stats, Stats]]] = {}
+    for run in runs:
+        ping = next(r for r in run if r.rpc == PING)
+        for r in run:
+            rows.setdefault((r.concurrency, r.rpc), []).append((r, ping))
+    med = statistics.median
+    for (concurrency, rpc), pairs in rows.items():
         lines.append(
-            f"| {r.concurrency} | {r.rpc} | {len(r.latencies)} | {r.p50:.2f} | {r.p99:.2f} | "
-            f"{r.rate:.0f} | {r.p50 / base.p50:.1f}x | {r.rate / base.rate:.2f}x |"
+            f"| {concurrency} | {rpc} | {med(len(r.latencies) for r, _ in pairs):.0f} "
+            f"| {med(r.p50 for r, _ in pairs):.2f} | {med(r.p99 for r, _ in pairs):.2f} "
+            f"| {med(r.rate for r, _ in pairs):.0f} "
+            f"| {med(r.p50 / p.p50 for r, p in pairs):.1f}x "
+            f"| {med(r.rate / p.rate for r, p in pairs):.2f}x |"
         )
     return "\n".join(lines)
 
 
-async def run(concurrencies: list[int], seconds: float, keep_log: bool) -> str:
+async def run(concurrencies: list[int], seconds: float, repeat: int, keep_log: bool) -> str:
     tmp = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -174,16 +332,21 @@ async def run(concurrencies: list[int], seconds: float, keep_log: bool) -> str:
         async with grpc.aio.insecure_channel(address) as channel:
             await wait_serving(channel)
             stub = pb_grpc.CroupierStub(channel)
-            results = []
-            for c in concurrencies:
-                for rpc in ("Ping", "SubmitMove"):
-                    results.append(await measure(stub, rpc, c, seconds))
+            script = await record_deal(stub)
+            runs: list[list[Stats]] = []
+            for _ in range(repeat):
+                for c in concurrencies:
+                    runs.append(
+                        await measure_ping(stub, c, seconds)
+                        + await measure_replay(stub, script, c, seconds)
+                        + await measure_played(stub, c, seconds)
+                    )
     finally:
         server.terminate()
         server.wait(30)
     if keep_log:
         print(f"server log: {log_path}", file=sys.stderr)
-    return table(results)
+    return f"(the replayed deal has {len(script)} moves)\n\n" + table(runs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,16 +363,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seconds",
         type=float,
-        default=5.0,
-        help="measuring time per RPC and concurrency (default 5)",
+        default=10.0,
+        help="measuring time per measurement, concurrency and run (default 10)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of every configuration; the table shows medians (default 3)",
     )
     parser.add_argument("--keep-log", action="store_true", help="print where the server log is")
     args = parser.parse_args(argv)
     print(
-        f"SubmitMove vs Ping, {args.seconds:.0f} s each, SQLite store, one server process, "
-        f"{os.cpu_count()} CPUs shared with the client\n"
+        f"SubmitMove vs Ping, {args.seconds:.0f} s each, medians of {args.repeat} runs, SQLite "
+        f"store, one server process, {os.cpu_count()} CPUs shared with this client process; "
+        f"load average {os.getloadavg()[0]:.2f} before"
     )
-    print(asyncio.run(run(args.concurrency, args.seconds, args.keep_log)))
+    report = asyncio.run(run(args.concurrency, args.seconds, args.repeat, args.keep_log))
+    print(report)
+    print(f"\nload average {os.getloadavg()[0]:.2f} after")
     return 0
 
 
