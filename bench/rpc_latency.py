@@ -17,7 +17,10 @@ at once) measures for a fixed time:
   per move it fetches the acting seat's view (GetView) and submits the first legal move. Both
   RPCs are timed and shown on their own rows; calls/s here are moves per second.
 
-calls/s counts calls per second of wall clock. Each configuration runs `--repeat` times, the
+calls/s counts calls per second of wall clock. "server CPU" is the server process's CPU time
+(all its threads, from /proc where there is one) per call while the clock ran, which other load
+on the machine disturbs less than times do; on the two played rows it is per move (GetView and
+SubmitMove together). Each configuration runs `--repeat` times, the
 three measurements back to back, and the table shows medians over the runs; "vs Ping" is the
 median of each run's ratio to the Ping measured just before it, so that load from elsewhere on
 a shared machine hits both sides alike. SubmitMove/Ping is the cost of the table logic, the
@@ -77,6 +80,14 @@ class Stats:
     concurrency: int
     latencies: list[float]
     seconds: float
+    server_cpu: float | None = None  # seconds of server CPU while measured, None: unknown
+
+    @property
+    def cpu_per_call(self) -> float | None:
+        """Server CPU microseconds per call of this row (None: unknown)."""
+        if self.server_cpu is None or not self.latencies:
+            return None
+        return self.server_cpu / len(self.latencies) * 1e6
 
     @property
     def p50(self) -> float:
@@ -90,6 +101,22 @@ class Stats:
     @property
     def rate(self) -> float:
         return len(self.latencies) / self.seconds
+
+
+def process_cpu(pid: int) -> Callable[[], float | None]:
+    """A reader of the CPU seconds (user and system, all threads) process `pid` has used;
+    it reads None where /proc is not there."""
+    path = Path(f"/proc/{pid}/stat")
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def read() -> float | None:
+        try:
+            fields = path.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    return read
 
 
 def free_port() -> int:
@@ -236,16 +263,24 @@ Loop = Callable[[pb_grpc.CroupierStub, float, Samples], Awaitable[None]]
 
 
 async def timed(
-    stub: pb_grpc.CroupierStub, loops: list[Loop], rows: list[str], seconds: float
+    stub: pb_grpc.CroupierStub,
+    loops: list[Loop],
+    rows: list[str],
+    seconds: float,
+    cpu: Callable[[], float | None],
 ) -> list[Stats]:
     """Runs the loops together for `seconds`; one Stats per row."""
     per_loop: list[Samples] = [{name: [] for name in rows} for _ in loops]
+    cpu_before = cpu()
     start = time.perf_counter()
     until = start + seconds
     await asyncio.gather(*(fn(stub, until, s) for fn, s in zip(loops, per_loop, strict=True)))
     elapsed = time.perf_counter() - start
+    cpu_after = cpu()
+    used = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return [
-        Stats(name, len(loops), [x for s in per_loop for x in s[name]], elapsed) for name in rows
+        Stats(name, len(loops), [x for s in per_loop for x in s[name]], elapsed, used)
+        for name in rows
     ]
 
 
@@ -255,13 +290,19 @@ async def warm_up(stub: pb_grpc.CroupierStub, loop_fn: Loop, rows: list[str], n:
     await asyncio.gather(*(loop_fn(stub, until, {r: [] for r in rows}) for _ in range(n)))
 
 
-async def measure_ping(stub: pb_grpc.CroupierStub, concurrency: int, seconds: float) -> list[Stats]:
+async def measure_ping(
+    stub: pb_grpc.CroupierStub, concurrency: int, seconds: float, cpu: Callable[[], float | None]
+) -> list[Stats]:
     await warm_up(stub, ping_loop, [PING], concurrency)
-    return await timed(stub, [ping_loop] * concurrency, [PING], seconds)
+    return await timed(stub, [ping_loop] * concurrency, [PING], seconds, cpu)
 
 
 async def measure_replay(
-    stub: pb_grpc.CroupierStub, script: Script, concurrency: int, seconds: float
+    stub: pb_grpc.CroupierStub,
+    script: Script,
+    concurrency: int,
+    seconds: float,
+    cpu: Callable[[], float | None],
 ) -> list[Stats]:
     pools = await replay_tables(stub, script, concurrency, seconds)  # warms up too
 
@@ -271,21 +312,22 @@ async def measure_replay(
 
         return run
 
-    return await timed(stub, [loop(ready) for ready in pools], [SUBMIT], seconds)
+    return await timed(stub, [loop(ready) for ready in pools], [SUBMIT], seconds, cpu)
 
 
 async def measure_played(
-    stub: pb_grpc.CroupierStub, concurrency: int, seconds: float
+    stub: pb_grpc.CroupierStub, concurrency: int, seconds: float, cpu: Callable[[], float | None]
 ) -> list[Stats]:
     await warm_up(stub, play_loop, [PLAYED, GETVIEW], concurrency)
-    return await timed(stub, [play_loop] * concurrency, [PLAYED, GETVIEW], seconds)
+    return await timed(stub, [play_loop] * concurrency, [PLAYED, GETVIEW], seconds, cpu)
 
 
 def table(runs: list[list[Stats]]) -> str:
     """Medians over runs; each run holds every row measured in it, Ping among them."""
     lines = [
-        "| tables at once | RPC | calls | p50 ms | p99 ms | calls/s | p50 vs Ping | calls/s vs Ping |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| tables at once | RPC | calls | p50 ms | p99 ms | calls/s | p50 vs Ping "
+        "| calls/s vs Ping | server CPU µs/call | CPU vs Ping |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     rows: dict[tuple[int, str], list[tuple[Stats, Stats]]] = {}
     for run in runs:
@@ -294,12 +336,19 @@ def table(runs: list[list[Stats]]) -> str:
             rows.setdefault((r.concurrency, r.rpc), []).append((r, ping))
     med = statistics.median
     for (concurrency, rpc), pairs in rows.items():
+        cpus = [(r.cpu_per_call, p.cpu_per_call) for r, p in pairs]
+        known = [(c, b) for c, b in cpus if c is not None and b]
+        cpu_text = (
+            f"{med(c for c, _ in known):.0f} | {med(c / b for c, b in known):.1f}x"
+            if known
+            else "- | -"
+        )
         lines.append(
             f"| {concurrency} | {rpc} | {med(len(r.latencies) for r, _ in pairs):.0f} "
             f"| {med(r.p50 for r, _ in pairs):.2f} | {med(r.p99 for r, _ in pairs):.2f} "
             f"| {med(r.rate for r, _ in pairs):.0f} "
             f"| {med(r.p50 / p.p50 for r, p in pairs):.1f}x "
-            f"| {med(r.rate / p.rate for r, p in pairs):.2f}x |"
+            f"| {med(r.rate / p.rate for r, p in pairs):.2f}x | {cpu_text} |"
         )
     return "\n".join(lines)
 
@@ -333,13 +382,14 @@ async def run(concurrencies: list[int], seconds: float, repeat: int, keep_log: b
             await wait_serving(channel)
             stub = pb_grpc.CroupierStub(channel)
             script = await record_deal(stub)
+            cpu = process_cpu(server.pid)
             runs: list[list[Stats]] = []
             for _ in range(repeat):
                 for c in concurrencies:
                     runs.append(
-                        await measure_ping(stub, c, seconds)
-                        + await measure_replay(stub, script, c, seconds)
-                        + await measure_played(stub, c, seconds)
+                        await measure_ping(stub, c, seconds, cpu)
+                        + await measure_replay(stub, script, c, seconds, cpu)
+                        + await measure_played(stub, c, seconds, cpu)
                     )
     finally:
         server.terminate()
