@@ -338,37 +338,21 @@ class DouDizhu(Game[DouDizhuState, Move]):
             msg.ParseFromString(data)
             s = object.__new__(DouDizhuState)
             s.seed = msg.seed
-            s.deals = msg.deals
-            s.max_redeals = msg.max_redeals
             s.deck_option = msg.deck_option
             s.face_up_option = msg.face_up_option
             s.first_dealer = msg.first_dealer
-            s.deal_number = msg.deal_number
-            s.redeals = msg.redeals
             s.shuffles = msg.shuffles
-            s.dealer = msg.dealer
-            s.face_up_card = parse_card(msg.face_up_card)
-            s.face_up_holder = msg.face_up_holder
             if len(msg.hands) != PLAYERS or len(msg.totals) != PLAYERS:
                 raise ValueError("a Dou Dizhu state has three hands and three totals")
             s.hands = tuple(parse_ranks(h) for h in msg.hands)  # type: ignore[assignment]
             s.kitty = parse_ranks(msg.kitty)
-            s.bidding = tuple((a.seat, _bid_value(a.move)) for a in msg.bidding)
-            s.bid = msg.bid
-            s.landlord = msg.landlord
-            s.plays = tuple((a.seat, parse_move(a.move)) for a in msg.plays)
-            s.bombs = msg.bombs
-            s.totals = tuple(msg.totals)  # type: ignore[assignment]
-            s.history = tuple(_score_from_pb(d) for d in msg.history)
-            s.phase = msg.phase
-            s.to_act = msg.to_act
+            _restore_public(s, msg)
         except (ValueError, IndexError, TypeError) as exc:
             raise ValueError(f"not a Dou Dizhu state: {exc}") from None
         except Exception as exc:  # protobuf's DecodeError
             raise ValueError(f"not a Dou Dizhu state: {type(exc).__name__}") from None
         if s.phase not in (BIDDING, PLAYING, OVER):
             raise ValueError("not a Dou Dizhu state: bad phase")
-        _derive(s)
         return s
 
 
@@ -588,30 +572,35 @@ def _sample(v: pb.DouDizhuView, rng: random.Random) -> DouDizhuState:
         raise ValueError("the view is inconsistent: hidden card counts do not add up")
     s_ = object.__new__(DouDizhuState)
     s_.seed = f"{rng.getrandbits(128):032x}"
-    s_.deals = v.deals
-    s_.max_redeals = v.max_redeals
     s_.deck_option = ""
     s_.face_up_option = -1
     s_.first_dealer = -1
-    s_.deal_number = v.deal_number
-    s_.redeals = v.redeals
     s_.shuffles = 1
-    s_.dealer = v.dealer
-    s_.face_up_card = parse_card(v.face_up_card)
-    s_.face_up_holder = v.face_up_holder
     s_.hands = tuple(hands)  # type: ignore[assignment]
     s_.kitty = kitty
-    s_.bidding = tuple((a.seat, _bid_value(a.move)) for a in v.bidding)
-    s_.bid = v.bid
-    s_.landlord = v.landlord
-    s_.plays = tuple((a.seat, Move(a.move)) for a in v.plays)
-    s_.bombs = v.bombs
-    s_.totals = tuple(v.totals)  # type: ignore[assignment]
-    s_.history = tuple(_score_from_pb(d) for d in v.history)
-    s_.phase = v.phase
-    s_.to_act = v.to_act
-    _derive(s_)
+    _restore_public(s_, v)
     return s_
+
+
+def _restore_public(s: DouDizhuState, msg: pb.DouDizhuState | pb.DouDizhuView) -> None:
+    """Sets the fields a state shares with a view (same names in both messages)."""
+    s.deals = msg.deals
+    s.max_redeals = msg.max_redeals
+    s.deal_number = msg.deal_number
+    s.redeals = msg.redeals
+    s.dealer = msg.dealer
+    s.face_up_card = parse_card(msg.face_up_card)
+    s.face_up_holder = msg.face_up_holder
+    s.bidding = tuple((a.seat, _bid_value(a.move)) for a in msg.bidding)
+    s.bid = msg.bid
+    s.landlord = msg.landlord
+    s.plays = tuple((a.seat, Move(a.move)) for a in msg.plays)
+    s.bombs = msg.bombs
+    s.totals = tuple(msg.totals)  # type: ignore[assignment]
+    s.history = tuple(_score_from_pb(d) for d in msg.history)
+    s.phase = msg.phase
+    s.to_act = msg.to_act
+    _derive(s)
 
 
 GAME = DouDizhu()
