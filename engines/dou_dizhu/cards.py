@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 RANKS = "3456789TJQKA2BR"
 """Rank characters, weakest first. B: small (black) joker, R: big (red) joker."""
@@ -59,7 +60,10 @@ def counts(h: int) -> list[int]:
 
 
 def size(h: int) -> int:
-    return sum((h >> (4 * r)) & 15 for r in range(N_RANKS))
+    """Number of cards (counts below 8): popcounts of the three bit planes."""
+    return (
+        (h & ONES).bit_count() + 2 * ((h >> 1) & ONES).bit_count() + 4 * ((h >> 2) & ONES).bit_count()
+    )
 
 
 def contains(h: int, m: int) -> bool:
@@ -67,8 +71,9 @@ def contains(h: int, m: int) -> bool:
     return ((h | GUARD) - m) & GUARD == GUARD
 
 
+@lru_cache(maxsize=1 << 16)
 def ranks_text(h: int) -> str:
-    """Ascending rank characters, e.g. '3345TTB'."""
+    """Ascending rank characters, e.g. '3345TTB'. Cached: views print hands on every move."""
     return "".join(RANKS[r] * ((h >> (4 * r)) & 15) for r in range(N_RANKS))
 
 

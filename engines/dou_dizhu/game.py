@@ -268,9 +268,7 @@ class DouDizhu(Game[DouDizhuState, Move]):
             totals=state.totals,
             max_redeals=state.max_redeals,
         )
-        v.bidding.extend(pb.DouDizhuAction(seat=s, move=BIDS[b].text) for s, b in state.bidding)
-        v.plays.extend(pb.DouDizhuAction(seat=s, move=m.text) for s, m in state.plays)
-        v.history.extend(_score_pb(d) for d in state.history)
+        _fill_actions(v, state)
         return v
 
     def sample(self, view: pb.DouDizhuView, rng: random.Random) -> DouDizhuState:
@@ -327,9 +325,7 @@ class DouDizhu(Game[DouDizhuState, Move]):
             to_act=state.to_act,
             shuffles=state.shuffles,
         )
-        msg.bidding.extend(pb.DouDizhuAction(seat=s, move=BIDS[b].text) for s, b in state.bidding)
-        msg.plays.extend(pb.DouDizhuAction(seat=s, move=m.text) for s, m in state.plays)
-        msg.history.extend(_score_pb(d) for d in state.history)
+        _fill_actions(msg, state)
         return msg.SerializeToString()
 
     def decode(self, data: bytes) -> DouDizhuState:
@@ -505,6 +501,20 @@ def _end_deal(s: DouDizhuState, winner: int) -> None:
         _deal(s)
 
 
+def _fill_actions(msg: pb.DouDizhuView | pb.DouDizhuState, state: DouDizhuState) -> None:
+    """Bidding, plays and deal history into a view or state message (add() builds in place:
+    about twice as fast as extend() with new messages, and views are built on every move)."""
+    add = msg.bidding.add
+    for seat, bid in state.bidding:
+        add(seat=seat, move=BIDS[bid].text)
+    add = msg.plays.add
+    for seat, move in state.plays:
+        add(seat=seat, move=move.text)
+    add = msg.history.add
+    for d in state.history:
+        add(landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores)
+
+
 def _played(state: DouDizhuState) -> list[int]:
     out = [0, 0, 0]
     for seat, move in state.plays:
@@ -517,12 +527,6 @@ def _bid_value(text: str) -> int:
     if move.kind not in (PASS, BID):
         raise ValueError(f"{text!r} is not a bid")
     return move.rank if move.kind == BID else 0
-
-
-def _score_pb(d: DealScore) -> pb.DouDizhuDealScore:
-    return pb.DouDizhuDealScore(
-        landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores
-    )
 
 
 def _score_from_pb(d: pb.DouDizhuDealScore) -> DealScore:
