@@ -48,6 +48,8 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench.engine_throughput
 	$(BIN)/python -m bench.rpc_latency
+	$(BIN)/python -m bench.strength speed
+	@echo "strength: python -m bench.strength ladder dou_dizhu | duel --level hard --opponent rlcard (hours on 2 cores)"
 
 clean:
 	rm -rf $(VENV) gen var .pytest_cache .hypothesis
