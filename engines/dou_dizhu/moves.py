@@ -162,10 +162,6 @@ BIDS = (PASS_MOVE, _intern(BID, 1, 0, ()), _intern(BID, 2, 0, ()), _intern(BID, 
 ROCKET_MOVE = _intern(ROCKET, BIG_JOKER, 1, ())
 
 
-def move_by_id(move_id: int) -> Move:
-    return _BY_ID[move_id]
-
-
 # --- parsing ---------------------------------------------------------------------------
 
 def parse_move(text: str) -> Move:
@@ -279,21 +275,7 @@ def _classify(text: str, main: list[int], kick: tuple[int, ...]) -> Move:
 # family it holds; each family's moves are cached under the masks it depends on.
 
 _CACHE_LIMIT = 400_000
-_caches: list[dict] = []
-
-
-def _cache() -> dict:
-    c: dict = {}
-    _caches.append(c)
-    return c
-
-
-_C1, _C2, _C3, _C4, _CT1, _CT2, _CPW, _CF, _LEAD, _FOLLOW = (_cache() for _ in range(10))
-
-
-def clear_caches() -> None:
-    for c in _caches:
-        c.clear()
+_C1, _C2, _C3, _C4, _CT1, _CT2, _CPW, _CF, _LEAD, _FOLLOW = ({} for _ in range(10))
 
 
 def _bits(mask: int) -> list[int]:
@@ -511,11 +493,3 @@ def _trim() -> None:
     _LEAD.clear()
     _FOLLOW.clear()
     _CPW.clear()
-
-
-def all_structural_checks() -> None:
-    """Sanity of the tables, for tests: every generated move parses back to itself."""
-    for move in list(_BY_ID):
-        assert parse_move(move.text) is move, move
-
-
