@@ -15,14 +15,23 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from itertools import groupby
 
 import grpc
-from croupier.v1 import croupier_pb2, croupier_pb2_grpc, dou_dizhu_pb2
-from google.protobuf import struct_pb2, text_format
+from croupier.v1 import croupier_pb2, croupier_pb2_grpc
+from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
+
+from service.render import (  # noqa: F401  (generic_lines re-exported)
+    GENERIC,
+    Renderer,
+    generic_lines,
+    renderer_for,
+    seat_label,
+    signed,
+)
+from service.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0
@@ -32,10 +41,6 @@ CHANNEL_OPTIONS = (
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 2000),
 )
-DOU_DIZHU_RANKS = "3456789TJQKA2BR"
-BIDDING = dou_dizhu_pb2.DOU_DIZHU_PHASE_BIDDING
-PLAYING = dou_dizhu_pb2.DOU_DIZHU_PHASE_PLAYING
-PHASES = {BIDDING: "bidding", PLAYING: "playing", dou_dizhu_pb2.DOU_DIZHU_PHASE_OVER: "over"}
 KIND_NAMES = {
     croupier_pb2.EVENT_KIND_CREATED: "created",
     croupier_pb2.EVENT_KIND_JOINED: "joined",
@@ -53,33 +58,6 @@ class ClientError(Exception):
 # --- formatting (pure functions of the API messages) ------------------------------------
 
 
-def seat_label(table: croupier_pb2.Table, seat: int, me: int | None = None) -> str:
-    """'seat 2 (bot)', 'seat 1 (Ann)' or 'seat 0 (you)': who is who at a glance."""
-    if seat < 0:
-        return "table"
-    if seat == me:
-        return f"seat {seat} (you)"
-    info = next((s for s in table.seats if s.seat == seat), None)
-    if info is None:
-        return f"seat {seat}"
-    if info.is_bot or (info.kind == croupier_pb2.SEAT_KIND_BOT and not info.occupied):
-        return f"seat {seat} (bot)"
-    return f"seat {seat} ({info.name})" if info.name else f"seat {seat}"
-
-
-def hand_text(hand: str) -> str:
-    """Cards grouped by rank, weakest first: '33 4 5 TT B'."""
-    cards = hand.split() if " " in hand.strip() else list(hand.strip())
-    if all(c in DOU_DIZHU_RANKS for c in cards):
-        cards.sort(key=DOU_DIZHU_RANKS.index)
-        return " ".join("".join(group) for _, group in groupby(cards))
-    return " ".join(cards)
-
-
-def signed(n: int) -> str:
-    return f"{n:+d}"
-
-
 def scores_lines(
     result: croupier_pb2.Result, table: croupier_pb2.Table, me: int | None, *, last_deal: bool
 ) -> list[str]:
@@ -87,96 +65,29 @@ def scores_lines(
     return [f"  {seat_label(table, seat, me)}: {signed(v)}" for seat, v in enumerate(values)]
 
 
-def game_view(view: croupier_pb2.TableView) -> Message | None:
-    """The game-specific view message inside a TableView, or None."""
+def game_view(view: croupier_pb2.TableView) -> tuple[Message | None, Renderer]:
+    """The game-specific view message inside a TableView (or None) and its terminal layout."""
     which = view.view.WhichOneof("game")
-    return getattr(view.view, which) if which else None
-
-
-def dou_dizhu_public(
-    v: dou_dizhu_pb2.DouDizhuView, table: croupier_pb2.Table, me: int | None
-) -> list[str]:
-    """What everybody at a Dou Dizhu table knows: deal, bidding, landlord, kitty, hand sizes."""
-    lines = []
-    if v.phase == dou_dizhu_pb2.DOU_DIZHU_PHASE_OVER:
-        lines.append(f"match over after {len(v.history)} deal(s)")
-    else:
-        deal = f"deal {v.deal_number + 1} of {v.deals}" if v.deals else f"deal {v.deal_number + 1}"
-        phase = PHASES.get(v.phase, "")
-        lines.append(f"{deal}, {phase}" if phase else deal)
-        if v.redeals:
-            lines.append(f"Redealt {v.redeals} time(s) after everybody passed")
-    if v.landlord >= 0 and v.phase != BIDDING:
-        kitty = f", kitty {hand_text(v.kitty)}" if v.kitty else ""
-        lines.append(f"Landlord: {seat_label(table, v.landlord, me)} at bid {v.bid}{kitty}")
-    else:
-        if v.face_up_card:
-            holder = seat_label(table, v.face_up_holder, me)
-            lines.append(f"Face-up card: {v.face_up_card}, dealt to {holder}")
-        bids = ", ".join(f"{seat_label(table, a.seat, me)}: {a.move}" for a in v.bidding)
-        lines.append(f"Bidding: {bids or 'no bids yet'}; highest bid {v.bid or 'none'}")
-    sizes = "  ".join(
-        f"{seat_label(table, seat, me)} {n}" for seat, n in enumerate(v.hand_sizes)
-    )
-    if sizes:
-        lines.append(f"Cards left: {sizes}")
-    if v.bombs:
-        lines.append(f"Bombs and rockets this deal: {v.bombs}")
-    if v.totals and any(v.totals):
-        lines.append("Match totals: " + "  ".join(
-            f"{seat_label(table, seat, me)} {signed(t)}" for seat, t in enumerate(v.totals)
-        ))
-    return lines
-
-
-def generic_lines(message: Message) -> list[str]:
-    """A readable dump of any game's view message, for games without a dedicated layout."""
-    lines = []
-    for fd, value in message.ListFields():
-        items = list(value) if fd.is_repeated else [value]
-        if fd.message_type is not None:
-            text = "; ".join(text_format.MessageToString(v, as_one_line=True) for v in items)
-        else:
-            text = " ".join(str(v) for v in items)
-        lines.append(f"{fd.name.replace('_', ' ')}: {text}")
-    return lines
+    if not which:
+        return None, GENERIC
+    return getattr(view.view, which), renderer_for(which)
 
 
 def public_lines(view: croupier_pb2.TableView, me: int | None) -> list[str]:
-    message = game_view(view)
-    if message is None:
-        return []
-    if view.view.WhichOneof("game") == "dou_dizhu":
-        return dou_dizhu_public(message, view.table, me)
-    return generic_lines(message)
+    message, renderer = game_view(view)
+    return [] if message is None else renderer.public(message, view.table, me)
 
 
 def stage_of(view: croupier_pb2.TableView) -> tuple[object, ...]:
-    """What changes rarely in a view (deal, phase, landlord): watch shows it in full then."""
-    message = game_view(view)
-    if message is None:
-        return ()
-    if view.view.WhichOneof("game") == "dou_dizhu":
-        return (message.deal_number, message.phase, message.landlord)
-    return (type(message).__name__,)
+    """What changes rarely in a view (deal, phase): watch shows it in full then."""
+    message, renderer = game_view(view)
+    return () if message is None else renderer.stage(message)
 
 
 def public_summary(view: croupier_pb2.TableView) -> str:
     """One line of what changes move by move, for spectators."""
-    message = game_view(view)
-    if message is None:
-        return ""
-    if view.view.WhichOneof("game") != "dou_dizhu":
-        return "; ".join(generic_lines(message))
-    parts = ["cards " + "/".join(str(n) for n in message.hand_sizes)]
-    if message.phase == BIDDING:
-        parts.append(f"bid {message.bid or 'none'}")
-    elif message.phase == PLAYING:
-        who = seat_label(view.table, message.to_beat_seat)
-        parts.append(f"to beat {message.to_beat} ({who})" if message.to_beat else "leading")
-    if message.bombs:
-        parts.append(f"bombs {message.bombs}")
-    return " · ".join(parts)
+    message, renderer = game_view(view)
+    return "" if message is None else renderer.summary(message, view.table)
 
 
 def numbered(moves: Iterable[str], width: int) -> list[str]:
@@ -323,15 +234,10 @@ class Player:
 
     def show_deal_over(self, view: croupier_pb2.TableView) -> None:
         self.say("Deal over. Scores of the deal:", "bold")
-        message = game_view(view)
-        if view.view.WhichOneof("game") == "dou_dizhu" and message.history:
-            last = message.history[-1]
-            extra = f", {last.bombs} bomb(s)" if last.bombs else ""
-            extra += ", spring!" if last.spring else ""
-            self.say(
-                f"  landlord {seat_label(view.table, last.landlord, self.seat)} "
-                f"at bid {last.bid}{extra}"
-            )
+        message, renderer = game_view(view)
+        if message is not None:
+            for line in renderer.deal_over(message, view.table, self.seat):
+                self.say(line)
         for line in scores_lines(view.result, view.table, self.seat, last_deal=True):
             self.say(line)
 
@@ -372,19 +278,12 @@ class Player:
 
     def show_turn(self, view: croupier_pb2.TableView) -> None:
         self.console.rule(Text("Your turn", style="bold"))
-        message = game_view(view)
         for line in public_lines(view, self.seat):
             self.say(line)
-        if view.view.WhichOneof("game") == "dou_dizhu":
-            if message.phase == PLAYING:
-                if message.to_beat:
-                    who = seat_label(view.table, message.to_beat_seat, self.seat)
-                    self.say(f"To beat: {message.to_beat} (from {who})", "bold yellow")
-                else:
-                    self.say("You lead: play any combination.", "bold yellow")
-            hand = message.hand
-            self.say(f"Your hand ({len(hand.replace(' ', ''))} cards): {hand_text(hand)}",
-                     "bold green")
+        message, renderer = game_view(view)
+        if message is not None:
+            for text, style in renderer.turn(message, view.table, self.seat):
+                self.say(text, style)
         self.show_moves(view)
 
     def show_moves(self, view: croupier_pb2.TableView) -> None:

@@ -1,9 +1,16 @@
-"""Cheap rule-based players per game, for the `heuristic` level and as ISMCTS playouts."""
+"""Cheap rule-based players per game, for the `heuristic` level and as ISMCTS playouts.
+
+A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
+optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching).
+"""
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Sequence
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 from bots.ismcts import CandidateFilter, PlayoutPolicy
@@ -13,19 +20,23 @@ def _random(game: Any, state: Any, seat: int, legal: Sequence[Any], rng: random.
     return legal[rng.randrange(len(legal))]
 
 
+@cache
+def _module(game_name: str) -> ModuleType | None:
+    if not game_name.isidentifier():
+        return None
+    try:
+        return importlib.import_module(f"{__name__}.{game_name}")
+    except ModuleNotFoundError:
+        return None
+
+
 def get_candidates(game_name: str) -> CandidateFilter | None:
     """The game's filter of moves worth searching, or None to search every legal move."""
-    if game_name == "dou_dizhu":
-        from bots.heuristics.dou_dizhu import candidates
-
-        return candidates
-    return None
+    module = _module(game_name)
+    return getattr(module, "candidates", None) if module else None
 
 
 def get_heuristic(game_name: str) -> PlayoutPolicy:
     """The game's rule-based player; uniform random for a game that has none yet."""
-    if game_name == "dou_dizhu":
-        from bots.heuristics.dou_dizhu import choose
-
-        return choose
-    return _random
+    module = _module(game_name)
+    return getattr(module, "choose", _random) if module else _random

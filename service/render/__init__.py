@@ -1,0 +1,85 @@
+"""Terminal layouts of each game's view, for `croupier play` and `croupier watch`.
+
+A game gets a dedicated layout by adding `service/render/<view_field>.py` with a module-level
+`RENDERER` (a `Renderer` subclass); games without one are shown by the generic dump, so a new
+engine is playable in the terminal the moment it is registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from croupier.v1 import croupier_pb2
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+
+def seat_label(table: croupier_pb2.Table, seat: int, me: int | None = None) -> str:
+    """'seat 2 (bot)', 'seat 1 (Ann)' or 'seat 0 (you)': who is who at a glance."""
+    if seat < 0:
+        return "table"
+    if seat == me:
+        return f"seat {seat} (you)"
+    info = next((s for s in table.seats if s.seat == seat), None)
+    if info is None:
+        return f"seat {seat}"
+    if info.is_bot or (info.kind == croupier_pb2.SEAT_KIND_BOT and not info.occupied):
+        return f"seat {seat} (bot)"
+    return f"seat {seat} ({info.name})" if info.name else f"seat {seat}"
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def generic_lines(message: Message) -> list[str]:
+    """A readable dump of any game's view message, for games without a dedicated layout."""
+    lines = []
+    for fd, value in message.ListFields():
+        items = list(value) if fd.is_repeated else [value]
+        if fd.message_type is not None:
+            text = "; ".join(text_format.MessageToString(v, as_one_line=True) for v in items)
+        else:
+            text = " ".join(str(v) for v in items)
+        lines.append(f"{fd.name.replace('_', ' ')}: {text}")
+    return lines
+
+
+class Renderer:
+    """How one game's view reads in a terminal. The defaults dump the message generically."""
+
+    def public(self, view: Message, table: croupier_pb2.Table, me: int | None) -> list[str]:
+        """What every seat knows: deal, phase, scores, cards left..."""
+        return generic_lines(view)
+
+    def stage(self, view: Message) -> tuple[object, ...]:
+        """What changes rarely (deal, phase): `watch` prints the public lines when it does."""
+        return (type(view).__name__,)
+
+    def summary(self, view: Message, table: croupier_pb2.Table) -> str:
+        """One line of what changes move by move, for spectators."""
+        return "; ".join(generic_lines(view))
+
+    def turn(
+        self, view: Message, table: croupier_pb2.Table, me: int
+    ) -> list[tuple[str, str | None]]:
+        """Lines (text, rich style) shown above the legal moves on the player's turn."""
+        return []
+
+    def deal_over(self, view: Message, table: croupier_pb2.Table, me: int | None) -> list[str]:
+        """Lines about the deal just finished, before its scores."""
+        return []
+
+
+GENERIC = Renderer()
+
+
+@cache
+def renderer_for(view_field: str) -> Renderer:
+    """The game's layout, or the generic one."""
+    try:
+        module = importlib.import_module(f"{__name__}.{view_field}")
+    except ModuleNotFoundError:
+        return GENERIC
+    return getattr(module, "RENDERER", GENERIC)
