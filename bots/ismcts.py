@@ -101,12 +101,16 @@ def search(
     exploration: float = 0.7,
     playout: PlayoutPolicy | None = None,
     candidates: CandidateFilter | None = None,
+    prior: float = 0.0,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
     With no time limit the result depends only on the view, the rng state and the budget.
     `candidates` narrows the moves the tree considers (for every seat); `playout` plays the
-    deal out (uniformly random when None).
+    deal out (uniformly random when None). `prior` > 0 (with a `playout` policy) biases the
+    root towards the policy's own choice: it is expanded first and its UCB score gets
+    `prior / (1 + visits)` (progressive bias), so that a small budget falls back on the policy
+    rather than on noise, while a large one lets the statistics decide.
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -119,6 +123,10 @@ def search(
         text = game.format_move(decisive)
         return decisive, SearchStats(0, time.perf_counter() - start, {text: 0}, 1.0)
     root = Node()
+    favourite = None
+    if prior > 0 and playout is not None:
+        pool = only if candidates is None else candidates(game, first, seat, only)
+        favourite = (seat, playout(game, first, seat, pool, rng))
     sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
     to_act, is_over, deal_number = game.to_act, game.is_over, game.deal_number
     log, sqrt = math.log, math.sqrt
@@ -142,7 +150,12 @@ def search(
             children = node.children
             untried = [e for e in edges if e not in children]
             if untried:
-                edge = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                if node is root and favourite in untried:
+                    edge = favourite
+                elif len(untried) > 1:
+                    edge = untried[rng.randrange(len(untried))]
+                else:
+                    edge = untried[0]
                 for e in edges:
                     child = children.get(e)
                     if child is not None:
@@ -159,6 +172,8 @@ def search(
                 score = child.reward / child.visits + exploration * sqrt(
                     log(child.avail) / child.visits
                 )
+                if e == favourite and node is root:
+                    score += prior / (1 + child.visits)
                 if score > best_score:
                     best_edge, best_child, best_score = e, child, score
             assert best_child is not None

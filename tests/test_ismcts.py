@@ -121,3 +121,30 @@ def test_dou_dizhu_candidates_keep_every_main_choice() -> None:
         assert {m for m in legal if not m.kickers} <= set(kept)
         mains = {(m.kind, m.rank, m.length) for m in legal}
         assert mains == {(m.kind, m.rank, m.length) for m in kept}
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_strong_prior_falls_back_on_the_heuristic_choice(name: str) -> None:
+    from bots.heuristics import get_heuristic
+
+    game, policy = GAMES[name], get_heuristic(name)
+    checked = 0
+    for i, (state, acting) in enumerate(random_states(name, 40, seed=11)):
+        seat = acting[0]
+        legal = game.legal_moves(state, seat)
+        if len(legal) < 3:
+            continue
+        view = game.view(state, seat)
+        # where the policy is deterministic on this information set
+        picks = {policy(game, game.sample(view, random.Random(k)), seat, legal, random.Random(k))
+                 for k in range(4)}
+        if len(picks) != 1:
+            continue
+        (pick,) = picks
+        move, stats = search(game, view, seat, random.Random(i), iterations=30,
+                             playout=policy, prior=1e6)
+        if stats.iterations == 0:
+            continue  # decided without search (a decisive move)
+        assert move == pick, (game.format_move(move), game.format_move(pick), stats.visits)
+        checked += 1
+    assert checked >= 5
