@@ -220,10 +220,8 @@ class SeatPlayer:
                     continue
                 if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT):
                     refusals += 1
-                    self.log.warning(
-                        "move_refused", version=view.version, move=move, code=code.name,
-                        details=error.details(),
-                    )
+                    # neither the move nor the server's reason: either may show this seat's cards
+                    self.log.warning("move_refused", version=view.version, code=code.name)
                     if refusals >= 3:
                         return  # wait for the next event rather than spin
                     view = await self._get_view()
@@ -233,7 +231,7 @@ class SeatPlayer:
             self.log.info(
                 "decision",
                 version=view.version,
-                move=answer.move or move,
+                move=answer.public_move,  # as spectators see it: logs show no hidden card
                 duration_ms=round(thought * 1000, 3),
                 iterations=getattr(self.policy, "last_iterations", None),
                 rpc_ms=round((time.perf_counter() - started - thought) * 1000, 3),

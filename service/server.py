@@ -284,7 +284,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, token, request.move, request.expected_version
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
-        reply = pb.SubmitMoveResponse(version=out.record.version, move=out.move)
+        reply = pb.SubmitMoveResponse(
+            version=out.record.version, move=out.move, public_move=out.public
+        )
         views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
         return reply
 
