@@ -82,6 +82,9 @@ class Action(NamedTuple):
     ended_round: bool = False
 
 
+_action_new = tuple.__new__  # Action(...) without NamedTuple's Python-level __new__ (hot path)
+
+
 class RoundScore(NamedTuple):
     collected: tuple[int, ...]
     points: tuple[int, ...]
@@ -476,7 +479,7 @@ def _pass(state: DobroState, seat: int) -> DobroState:
     s.value = 0
     if state.forgetters:
         s.forgetters = _without(state.forgetters, seat)
-    s.last = Action(seat, PASS_M, 0, False, size(taken))
+    s.last = _action_new(Action, (seat, PASS_M, 0, False, size(taken), False))
     return s
 
 
@@ -537,7 +540,7 @@ def _play(state: DobroState, seat: int, move: Move) -> DobroState:
         elif known:
             s.min_specials = _replace(state.min_specials, seat, known - 1)
     s.auction_cards = state.auction_cards + move.cards
-    action = Action(seat, move, new_value, dobro)
+    action = _action_new(Action, (seat, move, new_value, dobro, 0, False))
     s.auction = state.auction + (action,)
     s.value = new_value
     if state.forgetters:
