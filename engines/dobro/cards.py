@@ -37,12 +37,13 @@ def unit(kind: int) -> int:
     return 1 << (4 * kind)
 
 
+_BOX = sum(c << (4 * k) for k, c in enumerate(COUNTS))
+_DECKS = {n: _BOX - (COUNTS[REVERSE] << (4 * REVERSE) if n == 2 else 0) for n in range(2, 7)}
+
+
 def full_deck(players: int) -> int:
     """The deck used by `players` players: two players leave the reverse cards out."""
-    deck = sum(c << (4 * k) for k, c in enumerate(COUNTS))
-    if players == 2:
-        deck -= COUNTS[REVERSE] << (4 * REVERSE)
-    return deck
+    return _DECKS[players]
 
 
 def deck_list(players: int) -> list[int]:
@@ -109,7 +110,7 @@ def parse_list(text: str) -> list[int]:
 def parse_cards(text: str) -> int:
     """Packed counts of a card list such as '2 5 5 12 J S'; ValueError if impossible."""
     h = pack(parse_list(text))
-    if not contains(full_deck(3), h):
+    if not contains(_BOX, h):
         raise ValueError(f"{text!r} holds more cards of a kind than the box has")
     return h
 

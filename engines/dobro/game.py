@@ -34,7 +34,6 @@ from engines.dobro.cards import (
     parse_list,
     pile_text,
     size,
-    specials,
 )
 from engines.dobro.moves import (
     CALL,
@@ -821,6 +820,11 @@ def _check(s: DobroState) -> None:
 
 # --- determinization -------------------------------------------------------------------
 
+_SAMPLED: list[Any] = [None, None]
+"""The last view sampled (its bytes) and what was read from it: ISMCTS samples one view many
+times, and reading the public part is most of a sample's cost."""
+
+
 def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
     """Deal the cards `v` does not show, uniformly among the arrangements it allows.
 
@@ -829,24 +833,35 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
     at least `min_specials` special cards, and the deal honours that exactly (the special cards
     are placed first, each split weighted by the number of arrangements it stands for).
     """
-    s = object.__new__(DobroState)
-    _restore_public(s, v)
+    key = v.SerializeToString()
+    if _SAMPLED[0] == key:
+        template, own, slots, need, cards = _SAMPLED[1]
+    else:
+        template = object.__new__(DobroState)
+        _restore_public(template, v)
+        template.seed, template.deck_option, template.opener_option = "", "", -1
+        template.hands, template.pile, template.pos, template.aside = (), (), 0, 0
+        n = template.players
+        seat = v.seat
+        own = parse_cards(v.hand) if seat >= 0 else 0
+        seen = own + sum(template.collected) + template.auction_cards
+        if not contains(full_deck(n), seen):
+            raise ValueError("the view is inconsistent: more cards seen than the deck has")
+        pool = full_deck(n) - seen
+        sizes = list(v.hand_sizes)
+        if len(sizes) != n:
+            raise ValueError("the view is inconsistent: hand sizes")
+        slots = [sizes[p] if p != seat else 0 for p in range(n)] + [v.draw_pile, v.set_aside]
+        need = [template.min_specials[p] if p != seat else 0 for p in range(n)] + [0, 0]
+        cards = [k for k in range(N_KINDS) for _ in range(count(pool, k))]
+        if len(cards) != sum(slots):
+            raise ValueError("the view is inconsistent: hidden card counts do not add up")
+        _SAMPLED[0], _SAMPLED[1] = key, (template, own, slots, need, cards)
+    s = template.copy()
     n = s.players
     seat = v.seat
-    own = parse_cards(v.hand) if seat >= 0 else 0
-    pool = full_deck(n) - own - sum(s.collected) - s.auction_cards
-    if not contains(full_deck(n), own + sum(s.collected) + s.auction_cards):
-        raise ValueError("the view is inconsistent: more cards seen than the deck has")
-    sizes = list(v.hand_sizes)
-    if len(sizes) != n:
-        raise ValueError("the view is inconsistent: hand sizes")
-    slots = [sizes[p] if p != seat else 0 for p in range(n)] + [v.draw_pile, v.set_aside]
-    need = [s.min_specials[p] if p != seat else 0 for p in range(n)] + [0, 0]
-    cards = [k for k in range(N_KINDS) for _ in range(count(pool, k))]
-    if len(cards) != sum(slots):
-        raise ValueError("the view is inconsistent: hidden card counts do not add up")
     if any(need):
-        per_slot = _place_specials(pool, slots, need, rng)
+        per_slot = _place_specials(sum(1 for k in cards if k in (SKIP, REVERSE)), slots, need, rng)
         plain = [k for k in cards if k != SKIP and k != REVERSE]
         rng.shuffle(plain)
         special = [k for k in cards if k in (SKIP, REVERSE)]
@@ -857,11 +872,12 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
             rng.shuffle(part)
             parts.append(part)
     else:
-        rng.shuffle(cards)
+        deal = cards[:]
+        rng.shuffle(deal)
         parts = []
         pos = 0
         for slot in slots:
-            parts.append(cards[pos:pos + slot])
+            parts.append(deal[pos:pos + slot])
             pos += slot
     hands = []
     for p in range(n):
@@ -886,13 +902,12 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
 
 
 def _place_specials(
-    pool: int, slots: list[int], need: list[int], rng: random.Random
+    total: int, slots: list[int], need: list[int], rng: random.Random
 ) -> list[int]:
-    """How many of the unseen special cards each slot gets, drawn with the probability of a
-    uniform deal conditioned on every slot getting at least `need` of them."""
+    """How many of the `total` unseen special cards each slot gets, drawn with the probability
+    of a uniform deal conditioned on every slot getting at least `need` of them."""
     from math import comb
 
-    total = specials(pool)
     options: list[tuple[int, list[int]]] = []
 
     def spread(i: int, left: int, acc: list[int], weight: int) -> None:
