@@ -5,12 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines.contract import IllegalMove
 from engines.dobro import GAME, Move, parse_move
 from engines.dobro.cards import cards_text, full_deck, parse_cards, size
 from engines.dobro.game import OVER, Action
-from engines.dobro.moves import PASS_M
+from engines.dobro.moves import PASS_M, PLAYS
 from engines.dobro.scoring import match_winners, next_opener, rank_points, round_points
 from tests.dobro_support import by, deck, legal, new, play, with_hand
 
@@ -516,3 +518,35 @@ def test_history_and_last_move_survive_storage() -> None:
     back = GAME.decode(GAME.encode(s))
     assert back.last == Action(1, Move("7"), 14, True, 0, False)
     assert back.auction == s.auction
+
+
+# --- properties along random games ---------------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(2, 6), manual=st.booleans(), seed=st.integers(0, 10**6))
+def test_every_play_follows_the_value_law_and_hands_refill(
+    players: int, manual: bool, seed: int
+) -> None:
+    rng = random.Random(seed)
+    s = GAME.new_game(players, {"rounds": 1, "manual_draw": manual}, str(seed))
+    limit = 5 if players == 6 else 6
+    while s.stage != OVER:
+        acting = sorted(GAME.to_act(s))
+        seat = rng.choice(acting)
+        moves = GAME.legal_moves(s, seat)
+        move = moves[rng.randrange(len(moves))]
+        after = GAME.apply(s, seat, move)
+        if move.kind in PLAYS and after.round == s.round:
+            if not s.auction:
+                assert after.value == move.amount
+            else:
+                assert move.amount >= s.value
+                assert after.value == (2 * s.value if move.amount == s.value else move.amount)
+                assert after.last.dobro == (move.amount == s.value)
+            if not manual and s.left:
+                assert size(after.hands[seat]) == min(limit, size(s.hands[seat]) - move.n_cards + s.left)
+        if move.kind == PASS_M.kind:
+            assert size(after.collected[seat]) == size(s.collected[seat]) + size(s.auction_cards)
+            assert after.turn == seat and not after.auction
+        s = after
+    assert len(s.history) == 1 and sorted(s.history[0].points)[0] >= 1
