@@ -550,3 +550,20 @@ def test_every_play_follows_the_value_law_and_hands_refill(
             assert after.turn == seat and not after.auction
         s = after
     assert len(s.history) == 1 and sorted(s.history[0].points)[0] >= 1
+
+
+def test_two_players_set_ten_new_cards_aside_every_round() -> None:
+    s = GAME.new_game(2, {"rounds": 2}, "duel")
+    first = s.aside
+    assert size(first) == 10 and GAME.view(s, 0).set_aside == 10
+    s = _finish_round_quickly(s, random.Random(4))
+    assert s.round == 1 and size(s.aside) == 10 and s.aside != first
+    assert GAME.census(s)["R"] == 0 and sum(GAME.census(s).values()) == 55
+    assert s.direction == 1  # no reverse card, no direction change
+
+
+def test_an_opener_may_lead_a_joker_alone_or_two_jokers() -> None:
+    s = new(3, ["J J 2 3 4 5", "7 7 8 8 9 9", "2 3 4 5 6 7"])
+    moves = legal(s)
+    assert {"J:2", "J:12", "JJ:2", "JJ:12", "J+2", "2"} <= set(moves)
+    assert play(s, "J:12").value == 12 and play(s, "JJ:12").value == 24
