@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,6 +67,18 @@ def test_a_bot_only_table_plays_to_the_end(stack: Server) -> None:
     values = [e.view.view.dobro.announcement for e in events if e.kind == pb.EVENT_KIND_MOVE]
     assert any("The value is now" in a for a in values)
     assert any(e.deal_over for e in events)
+    # A spectator following the finished table reads each move with its announcement.
+    watched = subprocess.run(
+        [CROUPIER, "watch", table_id, "--server", stack.address], capture_output=True, text=True,
+        timeout=60, env=child_env(NO_COLOR="1"),
+    )
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    out = watched.stdout
+    assert "The value is now" in out and "Cards collected this round:" in out
+    assert "Deal over:" in out
+    final = out[out.index("Final scores"):]
+    for seat, total in enumerate(result.totals):
+        assert f"seat {seat} (bot): {total:+d}" in final
 
 
 def test_manual_draw_with_calls_plays_to_the_end(stack: Server) -> None:
