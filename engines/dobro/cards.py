@@ -30,7 +30,6 @@ ONES = sum(1 << (4 * k) for k in range(N_KINDS))
 GUARD = ONES << 3
 NUMBERED_MASK = sum(15 << (4 * k) for k in range(NUMBERED + 1))
 """Nibbles of the cards an opener may lead with: numbered cards and jokers."""
-SPECIAL_MASK = (15 << (4 * SKIP)) | (15 << (4 * REVERSE))
 
 
 def unit(kind: int) -> int:
@@ -77,10 +76,6 @@ def pack(kinds: Iterable[int]) -> int:
     for k in kinds:
         h += 1 << (4 * k)
     return h
-
-
-def specials(h: int) -> int:
-    return ((h >> (4 * SKIP)) & 15) + ((h >> (4 * REVERSE)) & 15)
 
 
 @lru_cache(maxsize=1 << 16)

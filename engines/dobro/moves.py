@@ -13,7 +13,7 @@ Move('JJ:10')
 
 from __future__ import annotations
 
-from engines.dobro.cards import JOKER, NUMBERED_MASK, REVERSE, SKIP, contains, unit
+from engines.dobro.cards import JOKER, NUMBERED_MASK, REVERSE, SKIP, unit
 
 # Move kinds.
 PASS, SINGLE, PAIR, JOKER_SINGLE, JOKER_PAIR, JOKERS_PAIR, SKIP_MOVE, REVERSE_MOVE = range(8)
@@ -249,7 +249,3 @@ def plays(h: int, value: int, opening: bool) -> tuple[Move, ...]:
         _PLAYS.clear()
     _PLAYS[key] = res
     return res
-
-
-def holds(h: int, move: Move) -> bool:
-    return contains(h, move.cards)
