@@ -567,3 +567,15 @@ def test_an_opener_may_lead_a_joker_alone_or_two_jokers() -> None:
     moves = legal(s)
     assert {"J:2", "J:12", "JJ:2", "JJ:12", "J+2", "2"} <= set(moves)
     assert play(s, "J:12").value == 12 and play(s, "JJ:12").value == 24
+
+
+def test_samples_of_different_views_in_turn_never_mix() -> None:
+    """Samples reuse what they read from the last view: alternating views must not mix."""
+    a = GAME.new_game(3, {}, "a")
+    b = GAME.new_game(4, {"manual_draw": True}, "b")
+    b = GAME.apply(b, b.turn, GAME.legal_moves(b, b.turn)[0])
+    views = [GAME.view(a, 0), GAME.view(b, 1), GAME.view(a, None), GAME.view(b, None)]
+    rng = random.Random(2)
+    for _ in range(5):
+        for v in views:
+            assert GAME.view(GAME.sample(v, rng), v.seat if v.seat >= 0 else None) == v

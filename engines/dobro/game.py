@@ -820,9 +820,10 @@ def _check(s: DobroState) -> None:
 
 # --- determinization -------------------------------------------------------------------
 
-_SAMPLED: list[Any] = [None, None]
-"""The last view sampled (its bytes) and what was read from it: ISMCTS samples one view many
-times, and reading the public part is most of a sample's cost."""
+_SAMPLED: list[tuple[bytes, Any]] = [(b"", None)]
+"""(bytes of the last view sampled, what was read from it): ISMCTS samples one view many
+times, and reading the public part is most of a sample's cost. One tuple, replaced whole, so
+searches in several threads never mix one view's key with another's data."""
 
 
 def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
@@ -834,8 +835,9 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
     are placed first, each split weighted by the number of arrangements it stands for).
     """
     key = v.SerializeToString()
-    if _SAMPLED[0] == key:
-        template, own, slots, need, cards = _SAMPLED[1]
+    cached = _SAMPLED[0]
+    if cached[0] == key and cached[1] is not None:
+        template, own, slots, need, cards = cached[1]
     else:
         template = object.__new__(DobroState)
         _restore_public(template, v)
@@ -856,7 +858,7 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
         cards = [k for k in range(N_KINDS) for _ in range(count(pool, k))]
         if len(cards) != sum(slots):
             raise ValueError("the view is inconsistent: hidden card counts do not add up")
-        _SAMPLED[0], _SAMPLED[1] = key, (template, own, slots, need, cards)
+        _SAMPLED[0] = (key, (template, own, slots, need, cards))
     s = template.copy()
     n = s.players
     seat = v.seat
