@@ -83,24 +83,31 @@ def choose(
 def candidates(
     game: object, state: DobroState, seat: int, legal: Sequence[Move]
 ) -> Sequence[Move]:
-    """The moves worth searching: joker declarations cut to the ones that differ in effect.
+    """The moves worth searching: plays that spend jokers where plain cards make the same
+    value are dropped, and joker declarations are cut to the ones that differ in effect.
 
     A joker (or two) may be declared any value from the lowest legal one to 12; what matters is
-    doubling (the declaration equal to the value in play), the lowest and the highest. Every
-    other move is kept.
+    doubling (the declaration equal to the value in play), the lowest and the highest. Pass,
+    special cards, draws, ends and calls are always kept.
     """
-    if len(legal) <= 8:
+    if len(legal) <= 6:
         return legal
     value = state.value if state.auction else -1
+    plain = {m.amount for m in legal if m.kind in (SINGLE, PAIR)}
     kept: list[Move] = []
-    groups: dict[int, list[Move]] = {}
+    declared: dict[int, list[Move]] = {}
     for m in legal:
-        if m.kind == JOKER_SINGLE or m.kind == JOKERS_PAIR:
-            groups.setdefault(m.kind, []).append(m)
+        kind = m.kind
+        if kind in (JOKER_SINGLE, JOKERS_PAIR):
+            if m.amount not in plain:
+                declared.setdefault(kind, []).append(m)
+        elif kind == JOKER_PAIR:
+            if m.amount not in plain:
+                kept.append(m)
         else:
             kept.append(m)
-    for group in groups.values():
+    for group in declared.values():
         lo = min(group, key=lambda m: m.amount)
         hi = max(group, key=lambda m: m.amount)
-        kept.extend({id(m): m for m in group if m is lo or m is hi or m.amount == value}.values())
-    return kept
+        kept.extend(m for m in group if m is lo or m is hi or (m.amount == value and m is not lo))
+    return kept or legal
