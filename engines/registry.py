@@ -6,9 +6,10 @@ from engines.contract import Game
 
 
 def _load() -> dict[str, Game]:
+    from engines.dobro import GAME as dobro
     from engines.dou_dizhu import GAME as dou_dizhu
 
-    return {g.info.name: g for g in (dou_dizhu,)}
+    return {g.info.name: g for g in (dou_dizhu, dobro)}
 
 
 GAMES: dict[str, Game] = _load()

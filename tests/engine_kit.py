@@ -27,6 +27,20 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(3, {}),
         Setup(3, {"deals": 3, "max_redeals": 1}),
     ],
+    # Ranking points are not zero-sum. Every player count, with and without manual_draw; the
+    # round counts kept small (rounds 0: as many rounds as players).
+    "dobro": [
+        Setup(2, {"rounds": 0}, zero_sum=False),
+        Setup(3, {"rounds": 1}, zero_sum=False),
+        Setup(4, {}, zero_sum=False),
+        Setup(5, {"rounds": 1}, zero_sum=False),
+        Setup(6, {"rounds": 1}, zero_sum=False),
+        Setup(2, {"manual_draw": True, "rounds": 0}, zero_sum=False),
+        Setup(3, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+        Setup(4, {"manual_draw": True, "rounds": 2}, zero_sum=False),
+        Setup(5, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+        Setup(6, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+    ],
 }
 
 BAD_OPTIONS: list[dict[str, Any]] = [
