@@ -6,9 +6,10 @@ from engines.contract import Game
 
 
 def _load() -> dict[str, Game]:
+    from engines.doppelkopf import GAME as doppelkopf
     from engines.dou_dizhu import GAME as dou_dizhu
 
-    return {g.info.name: g for g in (dou_dizhu,)}
+    return {g.info.name: g for g in (dou_dizhu, doppelkopf)}
 
 
 GAMES: dict[str, Game] = _load()

@@ -27,6 +27,13 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(3, {}),
         Setup(3, {"deals": 3, "max_redeals": 1}),
     ],
+    "doppelkopf": [
+        Setup(4, {"deals": 2}),
+        Setup(4, {"deals": 2, "bistro": True}),
+        Setup(4, {"deals": 2, "duel": True}),
+        Setup(4, {"deals": 1, "tournament": True}),
+        Setup(4, {"deals": 4, "target_points": 1, "bistro": True, "tournament": True}),
+    ],
 }
 
 BAD_OPTIONS: list[dict[str, Any]] = [
