@@ -354,3 +354,23 @@ def test_every_deal_is_zero_sum_and_solos_triple() -> None:
         if d.solo:
             assert d.scores[d.declarer] == 3 * d.value
     assert sum(cards_of(0)) == 0
+
+
+# --- complete deals checked by hand (seeds/doppelkopf.md, "Worked deals") ---------------
+
+def _worked() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "data" / "doppelkopf_worked_deals.json").read_text())
+
+
+@pytest.mark.parametrize("deal", _worked(), ids=lambda d: d["seed"])
+def test_worked_deals_replay_to_their_hand_checked_values(deal: dict) -> None:
+    s = GAME.new_game(4, deal["options"], deal["seed"])
+    for step in deal["moves"].split(" | "):
+        seat, text = step.split(":", 1)
+        s = GAME.apply(s, int(seat), Move(text))
+    assert GAME.is_over(s)
+    d = s.history[-1]
+    assert (d.re_points, d.value, list(d.scores)) == (deal["re_points"], deal["value"], deal["scores"])
