@@ -488,6 +488,19 @@ def _acting(s: DoppelkopfState) -> frozenset[int]:
     turn = s.turn
     if len(s.tricks) > 8:
         return _SEATS[turn]
+    shift = 0
+    if s.contract == MARRIAGE_GAME:
+        if s.clarified < 0:
+            return _SEATS[turn]
+        shift = s.clarified
+    # cheap bound: nobody holds enough cards for any party's next announcement
+    kontra, re = s.levels
+    need = s.H - shift - max(
+        kontra + 1 if kontra < 5 else -99, re + 1 if re < 5 else -99,
+        1 + re if kontra == 0 and re else -99, 1 + kontra if re == 0 and kontra else -99,
+    )
+    if s.H - len(s.tricks) < need:
+        return _SEATS[turn]
     extra = 0
     for seat in range(PLAYERS):
         if seat != turn and not (s.waived >> seat) & 1 and _ann_range(s, seat) is not None:
