@@ -165,3 +165,26 @@ def _play_card(state: DoppelkopfState, seat: int, cards: Sequence[Move]) -> Move
             return min(winning, key=lambda m: (row[m.card], POINTS[m.card]))
         return max(winning, key=lambda m: (row[m.card] >= 100 + 9, -POINTS[m.card], row[m.card]))
     return min(cards, key=lambda m: (POINTS[m.card], power[m.card]))
+
+
+def candidates(
+    game: object, state: DoppelkopfState, seat: int, legal: Sequence[Move]
+) -> Sequence[Move]:
+    """The moves worth searching: every card, pass, and only the lowest announcement.
+
+    Skipping levels ('re no 60' at once) is rarely better than announcing step by step, and
+    each announcement multiplies the branching of the out-of-turn decisions.
+    """
+    if len(legal) <= 2:
+        return legal
+    kept: list[Move] = []
+    lowest: Move | None = None
+    for m in legal:
+        if m.kind == ANNOUNCE:
+            if lowest is None or m.level < lowest.level:
+                lowest = m
+        else:
+            kept.append(m)
+    if lowest is not None:
+        kept.append(lowest)
+    return kept
