@@ -374,3 +374,28 @@ def test_worked_deals_replay_to_their_hand_checked_values(deal: dict) -> None:
     assert GAME.is_over(s)
     d = s.history[-1]
     assert (d.re_points, d.value, list(d.scores)) == (deal["re_points"], deal["value"], deal["scores"])
+
+
+def _advance_until(s, seat: int, held: int):
+    """Play each turn's first legal card until `seat` holds `held` cards."""
+    while len(hand(s, seat)) > held:
+        s = autoplay_one(s)
+    return s
+
+
+@pytest.mark.parametrize("bistro", [False, True])
+@pytest.mark.parametrize(("level", "text"), [(1, "re"), (2, "re no 90"), (3, "re no 60"),
+                                             (4, "re no 30"), (5, "re schwarz")])
+def test_each_announcement_at_its_deadline_and_one_card_late(level: int, text: str, bistro: bool) -> None:
+    h = 10 if bistro else 12
+    spec = {0: "Qc", 1: "Qc"}
+    base = healthy(new(spec, bistro=bistro))
+    steps = ["re", "re no 90", "re no 60", "re no 30"][: level - 1]
+    base = play(base, *(f"0:{t}" for t in steps))  # earlier levels made in time
+    on_time = _advance_until(base, 0, h - level)
+    assert text in [m.text for m in GAME.legal_moves(on_time, 0)]
+    assert play(on_time, f"0:{text}").levels[1] == level
+    late = _advance_until(base, 0, h - level - 1)
+    assert text not in [m.text for m in GAME.legal_moves(late, 0)]
+    with pytest.raises(IllegalMove, match="too late"):
+        GAME.apply(late, 0, Move(text))
