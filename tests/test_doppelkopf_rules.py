@@ -35,6 +35,13 @@ from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
 from engines.doppelkopf.moves import MARRIAGE_GAME, NORMAL, SOLO_QUEENS
 from tests.doppelkopf_support import DEAL_A, autoplay, hand, healthy, new, play
 
+DEAL_B_LIKE = [
+    "Qc Jc Ac Ac As As Ah Ah Th Th Kd Kd",
+    "Tc Tc Ts Ts Kh Kh 9h 9h Qs Qs Qc Jc",
+    "Kc Kc Ks Ks 9c 9c 9s 9s Qh Qh Js Js",
+    "Td Td Qd Qd Jh Jh Jd Jd Ad Ad 9d 9d",
+]
+
 
 def order(layout: int) -> str:
     return " ".join(TEXT[k] for k in TRUMP_ORDER[layout])
@@ -376,3 +383,29 @@ def test_sample_is_consistent_with_the_view(seed: str, steps: int, who: int) -> 
     seat = None if who < 0 else who
     v = GAME.view(s, seat)
     assert GAME.view(GAME.sample(v, rng), seat) == v
+
+
+def test_sample_deals_unconstrained_cards_uniformly() -> None:
+    s = healthy(new(DEAL_B_LIKE))
+    v = GAME.view(s, 0)
+    rng = random.Random(11)
+    n = 600
+    held = [0, 0, 0, 0]
+    for _ in range(n):
+        g = GAME.sample(v, rng)
+        for seat in (1, 2, 3):
+            held[seat] += hand(g, seat).count("Kh")
+    # seat 0 holds no Kh: each copy lands on each other seat with probability 1/3
+    for seat in (1, 2, 3):
+        assert abs(held[seat] / n - 2 / 3) < 0.12, held
+
+
+def test_duel_samples_keep_the_people_apart() -> None:
+    from engines.doppelkopf.game import _duel_ok
+
+    s = healthy(GAME.new_game(4, {"duel": True}, "duel-sample"))
+    v = GAME.view(s, 1)
+    rng = random.Random(2)
+    for _ in range(40):
+        g = GAME.sample(v, rng)
+        assert _duel_ok(g.dealt) and GAME.view(g, 1) == v
