@@ -460,8 +460,10 @@ def _cards_held(s: DoppelkopfState, seat: int) -> int:
     return s.H - len(s.tricks) - (1 if (seat - s.leader) % PLAYERS < len(s.trick) else 0)
 
 
-def _ann_range(s: DoppelkopfState, seat: int) -> tuple[int, int, int] | None:
-    """(party, lowest, highest) announcement levels `seat` may make now, or None."""
+def _ann_range(s: DoppelkopfState, seat: int, party: int = -1) -> tuple[int, int, int] | None:
+    """(party, lowest, highest) announcement levels `seat` may make now, or None.
+
+    `party` forces the party to assume (to ask "could it, were it Re/Kontra?")."""
     if s.duel and seat in COMPUTERS:
         return None
     shift = 0
@@ -469,7 +471,8 @@ def _ann_range(s: DoppelkopfState, seat: int) -> tuple[int, int, int] | None:
         if s.clarified < 0:
             return None
         shift = s.clarified
-    party = (s.re_mask >> seat) & 1
+    if party < 0:
+        party = (s.re_mask >> seat) & 1
     own = s.levels[party]
     if own >= 5:
         return None
@@ -501,9 +504,17 @@ def _acting(s: DoppelkopfState) -> frozenset[int]:
     )
     if s.H - len(s.tricks) < need:
         return _SEATS[turn]
+    # Who is asked depends on public facts only: in a normal game the parties are secret,
+    # so a seat is asked when it could announce were it on either side (it may then only pass).
+    secret = s.contract == NORMAL
     extra = 0
     for seat in range(PLAYERS):
-        if seat != turn and not (s.waived >> seat) & 1 and _ann_range(s, seat) is not None:
+        if seat == turn or (s.waived >> seat) & 1:
+            continue
+        if secret:
+            if _ann_range(s, seat, 0) is not None or _ann_range(s, seat, 1) is not None:
+                extra |= 1 << seat
+        elif _ann_range(s, seat) is not None:
             extra |= 1 << seat
     if not extra:
         return _SEATS[turn]
@@ -596,7 +607,7 @@ class Doppelkopf(Game[DoppelkopfState, Move]):
                 return cards + tuple(ANNOUNCE_MOVES[(party, lv)] for lv in range(lo, hi + 1))
             rng = _ann_range(state, seat)
             if rng is None:
-                return ()
+                return (PASS_MOVE,)
             party, lo, hi = rng
             return tuple(ANNOUNCE_MOVES[(party, lv)] for lv in range(lo, hi + 1)) + (PASS_MOVE,)
         if phase == RESERVATIONS:
