@@ -50,6 +50,7 @@ from engines.doppelkopf.moves import (
 )
 
 _TOP = {kind(0, 3), kind(1, 3), HEART_TEN}  # Qc Qs Th
+ANNOUNCE_AT = 9.0  # hand strength (trumps + top trumps + half the side aces) to say re/kontra
 
 
 def _trumps(hand: int, layout: int) -> int:
@@ -124,7 +125,7 @@ def _announce_or_pass(
     state: DoppelkopfState, seat: int, legal: Sequence[Move], rng: random.Random
 ) -> Move:
     anns = [m for m in legal if m.kind == ANNOUNCE and m.level == 1]
-    if anns and _strength(state, seat) >= (9 if state.contract == NORMAL else 8):
+    if anns and _strength(state, seat) >= (ANNOUNCE_AT if state.contract == NORMAL else ANNOUNCE_AT - 1):
         return anns[0]
     return next((m for m in legal if m.kind == PASS), legal[0])
 
