@@ -1014,8 +1014,6 @@ def _view(s: DoppelkopfState, seat: int) -> pb.DoppelkopfView:
         turn=s.turn if s.phase == PLAYING else -1, swines=s.swine_shown, totals=s.totals,
     )
     _fill_public(v, s)
-    if s.phase == PLAYING and s.contract == NORMAL and seat >= 0 and s.silent == seat:
-        pass  # the silent marriage is known from the hand itself
     if not s.tournament:
         v.re_level, v.kontra_level = s.levels[1], s.levels[0]
         v.parties.extend(public_parties(s, seat) if s.phase == PLAYING else [-1] * PLAYERS)

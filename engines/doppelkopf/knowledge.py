@@ -9,6 +9,7 @@ queens, a Kontra announcer holding none, swines shown, and the duel mode's deali
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from croupier.v1 import doppelkopf_pb2 as pb
 
@@ -26,7 +27,6 @@ from engines.doppelkopf.cards import (
 )
 from engines.doppelkopf.game import (
     COMPUTERS,
-    DECLARATION,
     PLAYERS,
     PLAYING,
     DoppelkopfState,
@@ -141,9 +141,9 @@ def _first_ace_player(s: DoppelkopfState) -> int:
     return -1
 
 
-def _checks(s: DoppelkopfState, seat: int):
+def _checks(s: DoppelkopfState, seat: int) -> list[Callable[[list[int]], bool]]:
     """Facts about the dealt hands checked after dealing (met by rejection)."""
-    checks = []
+    checks: list[Callable[[list[int]], bool]] = []
     if s.duel:
         healthy_computers = [x for x, m in s.calls[:PLAYERS] if x in COMPUTERS and m.kind == HEALTHY]
         checks.append(_duel_ok)
@@ -153,6 +153,4 @@ def _checks(s: DoppelkopfState, seat: int):
         re_announcers = {x for x, m, _ in s.anns if m.kind == ANNOUNCE and m.party == 1}
         if re_announcers:
             checks.append(lambda full: all(count(full[x], CLUB_QUEEN) for x in re_announcers))
-    if s.phase == DECLARATION:
-        pass
     return checks
