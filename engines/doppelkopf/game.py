@@ -122,7 +122,7 @@ class DoppelkopfState:
         "hands", "dealt", "calls", "contract", "declarer", "tricks", "trick", "anns",
         # derived (not serialized)
         "H", "layout", "re_mask", "partner", "clarified", "swines", "swine_shown", "levels",
-        "pts", "won", "leader", "turn", "waived", "acting", "silent",
+        "pts", "won", "leader", "turn", "waived", "acting", "silent", "closed",
     )
     _FIELDS = __slots__[:22]
 
@@ -163,6 +163,7 @@ class DoppelkopfState:
     waived: int
     acting: frozenset[int]
     silent: int
+    closed: bool  # no announcement is possible any more this deal (it only ever closes)
 
     def copy(self) -> DoppelkopfState:  # replaced below by a straight-line copy
         raise NotImplementedError
@@ -345,6 +346,7 @@ def _derive(s: DoppelkopfState) -> None:
     s.pts = (0, 0, 0, 0)
     s.won = (0, 0, 0, 0)
     s.waived = 0
+    s.closed = False
     s.layout = LAYOUT_OF[s.contract]
     s.re_mask = 0
     if s.phase != PLAYING:
@@ -489,7 +491,7 @@ def _acting(s: DoppelkopfState) -> frozenset[int]:
     if s.phase != PLAYING:
         return _pre_play_acting(s)
     turn = s.turn
-    if len(s.tricks) > 8:
+    if s.closed:
         return _SEATS[turn]
     shift = 0
     if s.contract == MARRIAGE_GAME:
@@ -503,6 +505,7 @@ def _acting(s: DoppelkopfState) -> frozenset[int]:
         1 + re if kontra == 0 and re else -99, 1 + kontra if re == 0 and kontra else -99,
     )
     if s.H - len(s.tricks) < need:
+        s.closed = True
         return _SEATS[turn]
     # Who is asked depends on public facts only: in a normal game the parties are secret,
     # so a seat is asked when it could announce were it on either side (it may then only pass).
@@ -598,7 +601,7 @@ class Doppelkopf(Game[DoppelkopfState, Move]):
         if phase == PLAYING:
             if seat == state.turn:
                 cards = _card_moves(_playable(state, seat))
-                if len(state.acting) == 1 and len(state.tricks) > 8:
+                if state.closed:
                     return cards
                 rng = _ann_range(state, seat)
                 if rng is None:
@@ -813,7 +816,7 @@ def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     if len(trick) < PLAYERS:
         s.trick = trick
         s.turn = (seat + 1) % PLAYERS
-        s.acting = _acting(s) if len(state.tricks) <= 8 else _SEATS[s.turn]
+        s.acting = _SEATS[s.turn] if s.closed else _acting(s)
         return s
     leader = state.leader
     winner = (leader + trick_winner(state.layout, trick)) % PLAYERS
