@@ -399,3 +399,16 @@ def test_each_announcement_at_its_deadline_and_one_card_late(level: int, text: s
     assert text not in [m.text for m in GAME.legal_moves(late, 0)]
     with pytest.raises(IllegalMove, match="too late"):
         GAME.apply(late, 0, Move(text))
+
+
+def test_samples_keep_shown_swines_with_their_holder() -> None:
+    s = _bistro_swines()
+    s = play(s, "Qc")
+    s = play(s, [m.text for m in GAME.legal_moves(s, 1) if m.kind == 0][0], "Ad")
+    rng = random.Random(9)
+    for observer in (None, 0, 1, 3):
+        v = GAME.view(s, observer)
+        assert v.swines == 2
+        for _ in range(10):
+            g = GAME.sample(v, rng)
+            assert "Ad" in hand(g, 2) and GAME.view(g, observer) == v

@@ -65,6 +65,8 @@ def sample(v: pb.DoppelkopfView, rng: random.Random) -> DoppelkopfState:
     cards = cards_of(pool)
     if len(cards) != sum(caps):
         raise ValueError("the view is inconsistent: hidden card counts do not add up")
+    # the public facts were restored without hands: swines shown come from the view itself
+    s.swine_shown = v.swines
     allowed = _allowed(s, cards, hidden, played)
     checks = _checks(s, seat)
     hands: list[int] = []
