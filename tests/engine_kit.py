@@ -41,6 +41,13 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(5, {"manual_draw": True, "rounds": 1}, zero_sum=False),
         Setup(6, {"manual_draw": True, "rounds": 1}, zero_sum=False),
     ],
+    "doppelkopf": [
+        Setup(4, {"deals": 2}),
+        Setup(4, {"deals": 2, "bistro": True}),
+        Setup(4, {"deals": 2, "duel": True}),
+        Setup(4, {"deals": 1, "tournament": True}),
+        Setup(4, {"deals": 4, "target_points": 1, "bistro": True, "tournament": True}),
+    ],
 }
 
 BAD_OPTIONS: list[dict[str, Any]] = [
