@@ -68,7 +68,9 @@ def test_budgets_are_respected() -> None:
     _, stats = search(game, view, seat, random.Random(1), iterations=37)
     assert stats.iterations == 37 and sum(stats.visits.values()) == 37
     _, stats = search(game, view, seat, random.Random(1), iterations=10**9, seconds=0.3)
-    assert 0.3 <= stats.seconds < 0.6 and stats.iterations < 10**9
+    # the clock is read after every iteration: it stops within one iteration of the budget
+    # (generous bound: the suite may share the machine with heavy load)
+    assert 0.3 <= stats.seconds < 0.8 and stats.iterations < 10**9
 
 
 def test_search_prefers_the_winning_move() -> None:
