@@ -7,8 +7,9 @@ from engines.contract import Game
 
 def _load() -> dict[str, Game]:
     from engines.dou_dizhu import GAME as dou_dizhu
+    from engines.sobe_e_desce import GAME as sobe_e_desce
 
-    return {g.info.name: g for g in (dou_dizhu,)}
+    return {g.info.name: g for g in (dou_dizhu, sobe_e_desce)}
 
 
 GAMES: dict[str, Game] = _load()
