@@ -442,3 +442,36 @@ def test_random_matches_settle_zero_sum_with_the_lowest_score_winning(seed: str,
     assert final.scores[final.winner] == min(final.scores) <= 0
     assert res.totals[final.winner] == sum(max(v, 0) for i, v in enumerate(final.scores)
                                            if i != final.winner)
+
+
+def test_constrained_deals_are_uniform_over_the_allowed_arrangements() -> None:
+    """Exact counting, not rejection: every arrangement the exclusions allow is equally likely
+    (checked against brute-force enumeration on a small pool)."""
+    from collections import Counter
+    from itertools import permutations
+
+    from engines.sobe_e_desce.sampling import Places, Plan
+
+    pool = [0, 1, 2, 10, 11, 20]
+    absent = {1: sum(1 << c for c in (0, 1, 2)), 2: 1 << 20}  # seat 1 void in clubs, 2 lacks 20
+    places = Places({1: 2, 2: 2}, {3: 1}, ordered=1)
+    allowed = set()
+    for perm in permutations(pool):
+        h1, h2, d3, rest = frozenset(perm[:2]), frozenset(perm[2:4]), perm[4], perm[5]
+        if any(absent[1] >> c & 1 for c in h1) or any(absent[2] >> c & 1 for c in h2):
+            continue
+        allowed.add((h1, h2, d3, rest))
+    plan = Plan(pool, places, absent)
+    assert plan.total == len(allowed)
+    rng = random.Random(11)
+    n = 200 * len(allowed)
+    counts = Counter()
+    for _ in range(n):
+        d = plan.draw(rng)
+        key = (frozenset(d.hands[1]), frozenset(d.hands[2]), d.discards[3][0], d.ordered[0])
+        assert key in allowed
+        counts[key] += 1
+    assert set(counts) == allowed
+    expected = n / len(allowed)
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < 2 * len(allowed) + 30  # far above the mean (df) only if not uniform

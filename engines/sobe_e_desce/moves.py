@@ -104,6 +104,15 @@ def card_moves(mask: int) -> tuple[Move, ...]:
 
 
 _EXCHANGES: dict[tuple[int, int, bool], tuple[Move, ...]] = {}
+_ORDER = {
+    (n, limit): tuple(sorted((i for i in range(1, 1 << n) if i.bit_count() <= limit),
+                             key=lambda i: (i.bit_count(), i)))
+    for n in range(MAX_EXCHANGE + 1)
+    for limit in range(MAX_EXCHANGE + 1)
+}
+"""Subsets of an n-card hand as index patterns, by size then by cards (patterns order like
+masks: ascending card ids keep their order)."""
+_new = tuple.__new__
 
 
 def decision_moves(hand: int, limit: int, may_pass: bool) -> tuple[Move, ...]:
@@ -111,15 +120,15 @@ def decision_moves(hand: int, limit: int, may_pass: bool) -> tuple[Move, ...]:
     key = (hand, limit, may_pass)
     moves = _EXCHANGES.get(key)
     if moves is None:
-        cards = [1 << c for c in range(N_CARDS) if hand >> c & 1]
         subsets = [0]
-        for bit in cards:
-            subsets += [s | bit for s in subsets]
-        subsets = [s for s in subsets if 0 < s.bit_count() <= limit]
-        subsets.sort(key=lambda s: (s.bit_count(), s))
-        out = [PASS_MOVE] if may_pass else []
-        out.append(PLAY_MOVE)
-        out += [make(EXCHANGE, s) for s in subsets]
+        m = hand
+        while m:
+            low = m & -m
+            subsets += [x | low for x in subsets]
+            m ^= low
+        n = len(subsets).bit_length() - 1
+        out = [PASS_MOVE, PLAY_MOVE] if may_pass else [PLAY_MOVE]
+        out += [_new(Move, (EXCHANGE, subsets[i])) for i in _ORDER[n, min(limit, n)]]
         moves = tuple(out)
         if len(_EXCHANGES) > 4096:
             _EXCHANGES.clear()
