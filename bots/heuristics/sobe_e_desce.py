@@ -28,6 +28,8 @@ from engines.sobe_e_desce.moves import (
 # Trick-taking worth of a card by strength (2 3 4 5 6 Q J K 7 A), as trump and as a side card.
 TRUMP_WORTH = (0.3, 0.3, 0.32, 0.34, 0.36, 0.45, 0.5, 0.65, 0.85, 1.0)
 SIDE_WORTH = (0.0, 0.0, 0.0, 0.0, 0.0, 0.02, 0.03, 0.08, 0.25, 0.6)
+CANDIDATE_STRENGTHS = (5, 8, 9, 10)
+"""Exchanges the search considers: every side card weaker than each of these strengths."""
 PLAY_THRESHOLD = 1.0
 """Expected tricks from which a free player joins (more under clubs, where stakes double)."""
 
@@ -172,7 +174,7 @@ def candidates(
     limit = min(5, len(state.stock))
     kept: list[Move] = [m for m in legal if m[0] != EXCHANGE or not m[1]]
     seen = set()
-    for strength in (5, 8, 9, 10):
+    for strength in CANDIDATE_STRENGTHS:
         out = discards_below(hand, trump, strength)
         while out.bit_count() > limit:
             out &= out - 1
