@@ -158,15 +158,40 @@ def choose(
     return legal[0]
 
 
+def _distinct_cards(state: SobeEDesceState, seat: int, legal: Sequence[Move]) -> Sequence[Move]:
+    """One card per run of equivalent cards: two cards of a suit with nothing between them but
+    the player's own cards and cards already played win and lose exactly the same tricks."""
+    if len(legal) <= 1:
+        return legal
+    known = state.hands[seat]
+    for _, cards, _ in state.tricks:
+        for c in cards:
+            known |= 1 << c
+    for _, c in state.trick:
+        known |= 1 << c
+    kept = [legal[0]]
+    prev = legal[0][1]
+    for m in legal[1:]:
+        c = m[1]
+        between = ((1 << c) - 1) & ~((2 << prev) - 1)
+        if c // 10 != prev // 10 or between & ~known:
+            kept.append(m)
+        prev = c
+    return kept
+
+
 def candidates(
     game: object, state: SobeEDesceState, seat: int, legal: Sequence[Move]
 ) -> Sequence[Move]:
-    """The decisions worth searching: pass, play, and exchanges of the weakest side cards.
+    """The moves worth searching: one card of each run of equivalent cards; for decisions,
+    pass, play, and exchanges of the weakest side cards.
 
     A decision offers up to 33 moves (every subset of the hand); giving up a strong card while
     keeping a weaker one of the same kind is never better, so only "every side card below a
     strength" exchanges are kept.
     """
+    if state.phase == PLAY:
+        return _distinct_cards(state, seat, legal)
     if state.phase != DECIDE:
         return legal
     trump = state.trump
