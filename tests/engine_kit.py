@@ -48,6 +48,15 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(4, {"deals": 1, "tournament": True}),
         Setup(4, {"deals": 4, "target_points": 1, "bistro": True, "tournament": True}),
     ],
+    # Scores go down from start_score and are not zero-sum until the final RISCOS settlement
+    # (checked in tests/test_sobe_e_desce_rules.py). Full matches at the default 20 points
+    # last ~25 deals, so the kit bounds them with max_deals (the rule that ends long matches);
+    # a low start score forces everybody to play (5 points or fewer) and ends naturally.
+    "sobe_e_desce": [
+        Setup(4, {"max_deals": 4}, zero_sum=False),
+        Setup(4, {"start_score": 6, "dealer": 2}, zero_sum=False),
+        Setup(4, {"start_score": 12, "max_deals": 6}, zero_sum=False),
+    ],
 }
 
 BAD_OPTIONS: list[dict[str, Any]] = [
