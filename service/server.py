@@ -341,8 +341,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 continue
             if record.status == Status.FINISHED and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(signal_.wait(), self.poll_seconds)
+            if store.notifies_changes:
+                await _wait_either(signal_, store.wait_for_change(table_id, last, self.poll_seconds))
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(signal_.wait(), self.poll_seconds)
             if not signal_.is_set():
                 fresh = await store.get(table_id)
                 if fresh is not None:
@@ -357,6 +360,18 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes"
             )
         return pb.PingResponse(payload=request.payload)
+
+
+async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
+    """Waits for the local wake-up (a write through this process, or shutting down) or the
+    store's (a write through another replica), whichever comes first."""
+    tasks = [asyncio.ensure_future(signal_.wait()), asyncio.ensure_future(change)]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def fill_seats_forever(tables: Tables, interval: float) -> None:
