@@ -32,6 +32,7 @@ class ServeConfig:
     log_level: str = "info"
     grace: float = 5.0  # seconds in-flight RPCs get on shutdown
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
+    metrics_port: int = 0  # Prometheus /metrics; 0 = off
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -41,6 +42,7 @@ class ServeConfig:
             log_level=env("LOG_LEVEL", "info"),
             grace=env_float("GRACE", 5.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
+            metrics_port=int(env_float("METRICS_PORT", 0)),
         )
 
 

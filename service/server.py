@@ -25,7 +25,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
-from service import views
+from service import metrics, views
 from service.logging import get_logger
 from service.store import EventKind, SeatKind, Status, Store, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
@@ -136,6 +136,7 @@ def streaming(
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         failure: _Failure | None = None
+        metrics.STREAMS.inc()
         try:
             async for item in fn(self, request, context, fields):
                 yield item
@@ -146,6 +147,7 @@ def streaming(
             failure = _classify(exc, method)
             code = failure.code
         finally:
+            metrics.STREAMS.dec()
             _log_rpc(method, code, start, fields, failure)
         if failure is not None:
             await context.abort(failure.code, failure.message)
@@ -160,7 +162,9 @@ def _log_rpc(
     fields: dict[str, Any],
     failure: _Failure | None,
 ) -> None:
-    duration_ms = round((time.perf_counter() - start) * 1000, 3)
+    seconds = time.perf_counter() - start
+    metrics.observe_rpc(method, code.name, seconds)
+    duration_ms = round(seconds * 1000, 3)
     extra = {"error": failure.log_message} if failure is not None else {}
     if code == grpc.StatusCode.INTERNAL:
         level = log.warning
@@ -284,6 +288,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, token, request.move, request.expected_version
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
+        metrics.MOVES.labels(out.record.game).inc()
         reply = pb.SubmitMoveResponse(version=out.record.version, move=out.move)
         views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
         return reply
@@ -342,7 +347,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             if record.status == Status.FINISHED and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
             if store.notifies_changes:
-                await _wait_either(signal_, store.wait_for_change(table_id, last, self.poll_seconds))
+                change = store.wait_for_change(table_id, last, self.poll_seconds)
+                await _wait_either(signal_, change)
             else:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(signal_.wait(), self.poll_seconds)
@@ -456,18 +462,34 @@ async def start(
 
 
 async def serve(
-    listen: str, store_url: str, grace: float = 5.0, fill_interval: float = 1.0
+    listen: str,
+    store_url: str,
+    grace: float = 5.0,
+    fill_interval: float = 1.0,
+    metrics_port: int = 0,
 ) -> None:
-    """Runs until SIGTERM or SIGINT, then stops gracefully: in-flight RPCs get `grace` s."""
+    """Runs until SIGTERM or SIGINT, then stops gracefully: in-flight RPCs get `grace` s.
+    With `metrics_port`, Prometheus metrics are served at /metrics on the listen host."""
     slog = get_logger("croupier.server")
     running = await start(listen, store_url, fill_interval)
     host = listen.rsplit(":", 1)[0]
-    slog.info("serving", listen=f"{host}:{running.port}", store=store_url)
+    refresh: asyncio.Task[None] | None = None
+    if metrics_port:
+        try:
+            metrics.serve_http(metrics_port, host.strip("[]"))
+        except OSError as e:
+            await running.stop(0)
+            raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
+        refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
+    address = f"{host}:{running.port}"
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     slog.info("stopping", grace_seconds=grace)
+    if refresh is not None:
+        refresh.cancel()
     await running.stop(grace)
     slog.info("stopped")

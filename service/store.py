@@ -241,6 +241,15 @@ class Store(ABC):
         one just sleeps, and streams rely on the local wake-up plus a poll."""
         await asyncio.sleep(timeout)
 
+    async def count_tables(self) -> dict[tuple[str, str], int]:
+        """(game, status) -> number of stored tables, for the metrics gauge. This default
+        lists every table: backends with indexes count cheaper."""
+        counts: dict[tuple[str, str], int] = {}
+        for r in await self.list(TableFilter(limit=1 << 30)):
+            key = (r.game, r.status.value)
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
     # whether wait_for_change hears writes made by other processes
     notifies_changes = False
 

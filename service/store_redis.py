@@ -465,6 +465,17 @@ class RedisStore(Store):
                 pipe.zrem(key, *table_ids)
             await pipe.execute()
 
+    async def count_tables(self) -> dict[tuple[str, str], int]:
+        """From the indexes: ZINTERCARD of each game's and each status's (ids of expired
+        tables count until a listing drops them)."""
+        games = sorted(g.decode() for g in await self._redis.smembers(self._games))
+        keys = [(g, s) for g in games for s in Status]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for g, s in keys:
+                pipe.execute_command("ZINTERCARD", 2, self._game_key(g), self._status_key(s))
+            counts = await pipe.execute()
+        return {(g, s.value): int(n) for (g, s), n in zip(keys, counts, strict=True) if n}
+
     # --- waiting ------------------------------------------------------------------------
     notifies_changes = True
 

@@ -775,3 +775,21 @@ def test_redis_urls() -> None:
     store = open_store(f"{REDIS_URL}?prefix=x:")
     assert isinstance(store, RedisStore) and store.prefix == "x:"
     run(store.close())
+
+
+def test_count_tables(make_store: Callable[[], Store]) -> None:
+    async def go() -> None:
+        store = make_store()
+        assert await store.count_tables() == {}
+        await _seed(store, "a")
+        await _seed(store, "b")
+        await store.create(record("c", game="other"), [event("c", 1)])
+        await store.commit(record("b", version=2, status=Status.PLAYING), [event("b", 2)], 1)
+        assert await store.count_tables() == {
+            ("dou_dizhu", "waiting"): 1,
+            ("dou_dizhu", "playing"): 1,
+            ("other", "waiting"): 1,
+        }
+        await store.close()
+
+    run(go())
