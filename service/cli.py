@@ -75,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_FILL_INTERVAL; default %(default)s)",
     )
     serve.add_argument(
+        "--drain",
+        type=float,
+        default=defaults.drain,
+        help="seconds between SIGTERM (health NOT_SERVING, streams told to resume elsewhere) "
+        "and refusing new calls, so balancers and probes see it first; keep drain + grace "
+        "below Kubernetes' terminationGracePeriodSeconds (env CROUPIER_DRAIN; default "
+        "%(default)s)",
+    )
+    serve.add_argument(
         "--metrics-port",
         type=int,
         default=defaults.metrics_port,
@@ -119,7 +128,14 @@ def _serve(args: argparse.Namespace) -> int:
     service_logging.configure(args.log_level)
     try:
         asyncio.run(
-            serve(args.listen, args.store, args.grace, args.fill_interval, args.metrics_port)
+            serve(
+                args.listen,
+                args.store,
+                args.grace,
+                args.fill_interval,
+                args.metrics_port,
+                args.drain,
+            )
         )
     except (OSError, ValueError) as e:
         service_logging.get_logger("croupier.server").error("cannot_serve", reason=str(e))

@@ -412,9 +412,15 @@ class Server:
         self.port = port
         self._fill_task = fill_task
 
-    async def stop(self, grace: float = 5.0) -> None:
+    async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
+        """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
+        streams end with UNAVAILABLE and where to resume; other calls are still answered for
+        `drain` s, while the news spreads; then new calls are refused and in-flight ones get
+        `grace` s to finish."""
         await self.health.enter_graceful_shutdown()
         self.tables.hub.close()  # ends open streams with a "resume from" message
+        if drain > 0:
+            await asyncio.sleep(drain)
         await self.server.stop(grace)
         self._fill_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -467,9 +473,11 @@ async def serve(
     grace: float = 5.0,
     fill_interval: float = 1.0,
     metrics_port: int = 0,
+    drain: float = 0.0,
 ) -> None:
-    """Runs until SIGTERM or SIGINT, then stops gracefully: in-flight RPCs get `grace` s.
-    With `metrics_port`, Prometheus metrics are served at /metrics on the listen host."""
+    """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
+    ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
+    metrics are served at /metrics on the listen host."""
     slog = get_logger("croupier.server")
     running = await start(listen, store_url, fill_interval)
     host = listen.rsplit(":", 1)[0]
@@ -488,8 +496,8 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    slog.info("stopping", grace_seconds=grace)
+    slog.info("stopping", drain_seconds=drain, grace_seconds=grace)
     if refresh is not None:
         refresh.cancel()
-    await running.stop(grace)
+    await running.stop(grace, drain)
     slog.info("stopped")
