@@ -64,7 +64,10 @@ SEAT_LOST = frozenset(
     }
 )
 # Reconnect quickly after a server restart instead of grpc's default backoff (up to 2 min).
+# round_robin: with a target naming several servers (dns:///croupier-headless:50051 in
+# Kubernetes) calls spread over all of them, and a stream resumes on a live one.
 CHANNEL_OPTIONS = (
+    ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 2000),
