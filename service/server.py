@@ -27,7 +27,7 @@ from grpc_reflection.v1alpha import reflection
 from engines.contract import Game
 from service import metrics, views
 from service.logging import get_logger
-from service.store import EventKind, SeatKind, Status, Store, open_store
+from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
@@ -83,6 +83,12 @@ class _Failure(Exception):
 def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
         return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
+    if isinstance(exc, StoreUnavailable):
+        message = (
+            "the table store is unreachable; retry (re-read the table first: a move may "
+            "have landed)"
+        )
+        return _Failure(grpc.StatusCode.UNAVAILABLE, message, str(exc))
     # Unexpected: log where it happened, not the message (it might quote a state's cards).
     frames = traceback.extract_tb(exc.__traceback__)
     log.error(

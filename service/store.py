@@ -33,6 +33,11 @@ class TableMissing(StoreError):
     """No table with this id is stored."""
 
 
+class StoreUnavailable(StoreError):
+    """The backing service (Redis) cannot be reached now; a write may or may not have landed.
+    Clients are told UNAVAILABLE: retry, re-reading the table first."""
+
+
 class SeatKind(enum.StrEnum):
     HUMAN = "human"
     BOT = "bot"

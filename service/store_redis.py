@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
@@ -48,6 +48,7 @@ from service.store import (
     Seat,
     Status,
     Store,
+    StoreUnavailable,
     TableExists,
     TableFilter,
     TableMissing,
@@ -133,6 +134,15 @@ def parse_url(url: str) -> tuple[str, str, float]:
         raise ValueError("retention may not be negative")
     rest = urlencode({k: v[-1] for k, v in query.items()})
     return urlunsplit(parts._replace(query=rest)), prefix, retention
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Redis connection failures and timeouts as StoreUnavailable (UNAVAILABLE to clients)."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as e:
+        raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
 
 
 def _num(value: float | None) -> str:
@@ -373,7 +383,8 @@ class RedisStore(Store):
             self._game_key(record.game),
             self._games,
         ]
-        result = await self._script(keys=keys, args=args)
+        with _reachable():
+            result = await self._script(keys=keys, args=args)
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
         if outcome == "ok":
             return
@@ -396,16 +407,22 @@ class RedisStore(Store):
 
     # --- reading ------------------------------------------------------------------------
     async def get(self, table_id: str) -> TableRecord | None:
-        h = await self._redis.hgetall(self._record_key(table_id))
+        with _reachable():
+            h = await self._redis.hgetall(self._record_key(table_id))
         return self._record(table_id, h) if h else None
 
     async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
-        entries = await self._redis.xrange(
-            self._stream_key(table_id), min=f"0-{max(version, 0) + 1}", max="+", count=limit
-        )
+        with _reachable():
+            entries = await self._redis.xrange(
+                self._stream_key(table_id), min=f"0-{max(version, 0) + 1}", max="+", count=limit
+            )
         return [self._event(table_id, eid, f) for eid, f in entries]
 
     async def list(self, flt: TableFilter) -> list[TableRecord]:
+        with _reachable():
+            return await self._list(flt)
+
+    async def _list(self, flt: TableFilter) -> list[TableRecord]:
         # the narrowest index answers; the other conditions are checked on the records
         if flt.bot_open_before is not None:
             ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)

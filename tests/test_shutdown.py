@@ -107,3 +107,23 @@ def test_sigterm_exits_cleanly_after_the_drain(tmp_path: Path) -> None:
     finally:
         client.close()
         server.stop()
+
+
+def test_an_unreachable_store_answers_unavailable() -> None:
+    from tests.support import free_port
+
+    async def go() -> None:
+        running = await start(
+            "127.0.0.1:0", f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1", 60
+        )
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = pb_grpc.CroupierStub(channel)
+            try:
+                await stub.CreateTable(pb.CreateTableRequest(game="dou_dizhu"), timeout=10)
+                raise AssertionError("created a table without a store")
+            except grpc.aio.AioRpcError as e:
+                assert e.code() == grpc.StatusCode.UNAVAILABLE, e
+                assert "store is unreachable" in (e.details() or "")
+        await running.stop(grace=1)
+
+    asyncio.run(go())

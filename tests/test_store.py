@@ -793,3 +793,24 @@ def test_count_tables(make_store: Callable[[], Store]) -> None:
         await store.close()
 
     run(go())
+
+
+def test_redis_unreachable_is_store_unavailable() -> None:
+    """No Redis on the port: every call fails with StoreUnavailable (UNAVAILABLE to clients,
+    which retry), not with an internal error."""
+    from service.store import StoreUnavailable
+    from tests.support import free_port
+
+    async def go() -> None:
+        store = RedisStore(f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1")
+        with pytest.raises(StoreUnavailable):
+            await store.get("t1")
+        with pytest.raises(StoreUnavailable):
+            await store.create(record("t1"), [event("t1", 1)])
+        with pytest.raises(StoreUnavailable):
+            await store.events_after("t1", 0)
+        with pytest.raises(StoreUnavailable):
+            await store.list(TableFilter())
+        await store.close()
+
+    run(go())
