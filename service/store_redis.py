@@ -184,16 +184,17 @@ class _Reader:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._waiters.setdefault(table_id, {})[fut] = after_version
-        if self._task is None or self._task.done():
-            self._task = loop.create_task(self._run())
-        elif (
-            self._client_id is not None
-            and self._reading.get(table_id, after_version + 1) > after_version
-        ):
-            # the XREAD in flight does not cover this waiter: start it again with it
-            with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
-                await self._store._redis.client_unblock(self._client_id)
         try:
+            if self._task is None or self._task.done():
+                self._task = loop.create_task(self._run())
+            elif (
+                self._client_id is not None
+                and self._reading.get(table_id, after_version + 1) > after_version
+            ):
+                # the XREAD in flight does not cover this waiter: start it again with it (if
+                # the unblock overtakes the XREAD, the waiter's own timeout still bounds it)
+                with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
+                    await self._store._redis.client_unblock(self._client_id)
             await asyncio.wait_for(fut, timeout)
         except TimeoutError:
             pass
