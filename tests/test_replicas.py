@@ -210,6 +210,7 @@ def test_racing_moves_through_both_replicas_one_winner_each(replicas: Replicas) 
         wins, final_version, refused = asyncio.run(race())
     finally:
         setup.close()
+    print(f"racing moves: 200 won, refused {refused}")
     assert wins == 200 and sum(refused.values()) == 200
     # the log, read straight from Redis: versions 1..final, one move event per win
     conn = redis.Redis.from_url(REDIS_URL)
