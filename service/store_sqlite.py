@@ -389,6 +389,13 @@ class SQLiteStore(Store):
 
         return await self._read(run)
 
+    async def count_tables(self) -> dict[tuple[str, str], int]:
+        def run(conn: sqlite3.Connection) -> dict[tuple[str, str], int]:
+            rows = conn.execute("SELECT game, status, COUNT(*) FROM tables GROUP BY game, status")
+            return {(g, s): n for g, s, n in rows.fetchall()}
+
+        return await self._read(run)
+
     # --- writing ------------------------------------------------------------------------
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
