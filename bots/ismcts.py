@@ -107,12 +107,12 @@ def search(
 
     With no time limit the result depends only on the view, the rng state and the budget.
     `candidates` narrows the moves the tree considers (for every seat); `playout` plays the
-    deal out (uniformly random when None). `prior` > 0 (with a `playout` policy) biases every
-    node of the tree towards the policy's choice in the iteration's world, for the searching
-    seat and its opponents alike: that move is expanded first and its UCB score gets
-    `prior / (1 + visits)` (progressive bias). A small budget then falls back on the policy
-    rather than on noise (and models opponents as the policy rather than as uniform), while a
-    large one lets the statistics decide.
+    deal out (uniformly random when None). `prior` > 0 (with a `playout` policy) biases the
+    root towards the policy's own choice: it is expanded first, its UCB score gets
+    `prior / (1 + visits)` (progressive bias) and the final choice counts it `prior` average
+    shares of visits more, so that a small budget falls back on the policy rather than on
+    noise while a large one lets the statistics decide. (Biasing the opponents' nodes the
+    same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.)
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -128,8 +128,8 @@ def search(
     biased = prior > 0 and playout is not None
     root_favs: Any = ()
     if biased:
-        # one favourite at the root, chosen in the first world: stable even where the policy
-        # reads the world's hidden cards (deeper nodes take the choice of each world)
+        # one favourite, chosen in the first world: stable even where the policy reads the
+        # world's hidden cards
         pool = only if candidates is None else candidates(game, first, seat, only)
         root_favs = {(seat, playout(game, first, seat, pool, rng))}  # type: ignore[misc]
     sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
@@ -150,12 +150,7 @@ def search(
                 options = [(s, candidates(game, d, s, ms)) for s, ms in options]
             edges = [(s, m) for s, ms in options for m in ms]
             # the policy's choice for each seat in this world: tried first, then favoured
-            if not biased:
-                favs: Any = ()
-            elif node is root:
-                favs = root_favs
-            else:
-                favs = {(s, playout(game, d, s, ms, rng)) for s, ms in options if len(ms) > 1}  # type: ignore[misc]
+            favs: Any = root_favs if node is root else ()
             children = node.children
             untried = [e for e in edges if e not in children]
             if untried:
