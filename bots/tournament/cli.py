@@ -173,16 +173,20 @@ def _report(paths: list[Path], out: Path) -> int:
     return 0
 
 
-def merge_main(argv: list[str] | None = None) -> int:
-    """`croupier tournament-merge`: one report from the result files of several shards."""
+def build_merge_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="croupier tournament-merge",
         description="Merge the result files of tournament shards (results*.sqlite, or folders "
-        "holding them) into one report in --out.",
+        "holding them, searched with their subfolders) into one report in --out.",
     )
     p.add_argument("inputs", nargs="+", type=Path, metavar="RESULTS_OR_DIR")
     p.add_argument("--out", type=Path, required=True)
-    args = p.parse_args(argv)
+    return p
+
+
+def merge_main(argv: list[str] | None = None) -> int:
+    """`croupier tournament-merge`: one report from the result files of several shards."""
+    args = build_merge_parser().parse_args(argv)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         return _report(args.inputs, args.out)

@@ -112,11 +112,12 @@ class ResultFile:
 
 
 def result_files(paths: Iterable[Path]) -> list[Path]:
-    """The result files among `paths`: files as given, folders searched for results*.sqlite."""
+    """The result files among `paths`: files as given, folders searched (with their
+    subfolders, one per shard) for results*.sqlite."""
     found: list[Path] = []
     for p in paths:
         if p.is_dir():
-            found.extend(sorted(p.glob("results*.sqlite")))
+            found.extend(sorted(p.rglob("results*.sqlite")))
         elif p.is_file():
             found.append(p)
         else:
