@@ -216,6 +216,7 @@ def test_bad_input_is_refused_with_a_message(stack: Server, tmp_path: Path) -> N
         (["--entrants", "random"], "at least two"),
         (["--option", "deals=0"], "refused"),
         (["--shard", "2/2"], "shard"),
+        (["--option", "deck=3s"], "deck"),
     ]
     for extra, says in cases:
         argv = _tournament(stack, tmp_path / "bad") + extra

@@ -83,6 +83,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
                          f"{game.info.max_players} players, not {players}")
     if len(entrants) > players:
         raise ValueError(f"{len(entrants)} entrants for {players} seats")
+    if "deck" in dict(args.option):
+        raise ValueError("the tournament draws every deal's deck itself (from --seed); "
+                         "--option deck is not allowed")
     if args.deals < 1:
         raise ValueError("--deals must be at least 1")
     return {"game": args.game, "entrants": entrants, "players": players,

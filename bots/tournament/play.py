@@ -26,13 +26,14 @@ from bots.tournament.schedule import Match, deal_options
 
 RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 STREAM_SECONDS = 3600.0
+STREAM_ATTEMPTS = 30
 
 
 class TournamentError(Exception):
     """The service refused something the tournament cannot work around (bad game or options)."""
 
 
-async def _retrying(call: Callable[[], Any], what: str, attempts: int = 8) -> Any:
+async def _retrying(call: Callable[[], Any], attempts: int = 8) -> Any:
     """A unary call retried with backoff while the server is unreachable or restarting."""
     delay = 0.2
     for attempt in range(attempts):
@@ -67,7 +68,7 @@ class Runner:
             deal_options(m["game"], m["players"], m["options"], m["seed"], match.deal)
         )
         try:
-            table = await _retrying(lambda: self.stub.CreateTable(request, timeout=30), "create")
+            table = await _retrying(lambda: self.stub.CreateTable(request, timeout=30))
         except grpc.aio.AioRpcError as e:
             if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
                 raise TournamentError(f"the server refused the table: {e.details()}") from None
@@ -76,9 +77,11 @@ class Runner:
         return table.table_id
 
     async def _follow(self, table_id: str) -> pb.TableEvent:
-        """The table's END event, resuming the stream where it broke off."""
+        """The table's END event, resuming the stream where it broke off (giving up after
+        STREAM_ATTEMPTS failures in a row: the server is gone, not restarting)."""
         last = 0
         delay = 0.2
+        failures = 0
         while True:
             try:
                 stream = self.stub.StreamTable(
@@ -87,12 +90,18 @@ class Runner:
                 )
                 async for event in stream:
                     last = event.version
+                    failures, delay = 0, 0.2
                     if event.kind == pb.EVENT_KIND_END:
                         return event
-                delay = 0.2
             except grpc.aio.AioRpcError as e:
                 if e.code() not in RETRY:
                     raise
+            failures += 1
+            if failures >= STREAM_ATTEMPTS:
+                raise TournamentError(
+                    f"the stream of table {table_id} broke off {failures} times in a row "
+                    f"(last version seen {last}); results so far are kept: run again to resume"
+                )
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
@@ -112,8 +121,7 @@ class Runner:
         assert end is not None
         result = end.view.result
         record = await _retrying(
-            lambda: self.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=30),
-            "export",
+            lambda: self.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=30)
         )
         name = f"deal-{match.deal:05d}-{'-'.join(match.seating)}.json"
         records.save(record, self.records_dir / name)
