@@ -163,6 +163,32 @@ def test_tournament_through_the_service(stack: Server, tmp_path: Path) -> None:
     assert json.loads((out / "report.json").read_text())["tables"] == 2 * per_deal
 
 
+@pytest.mark.parametrize(("game", "extra"), [
+    ("dobro", ["--players", "2"]),
+    ("doppelkopf", ["--option", "bistro=true"]),
+    ("sobe_e_desce", ["--option", "start_score=3"]),
+])
+def test_every_game_plays_duplicate_deals_through_the_service(
+    stack: Server, tmp_path: Path, game: str, extra: list[str]
+) -> None:
+    out = tmp_path / game
+    argv = _tournament(stack, out, *extra, deals=1)
+    argv[argv.index("dou_dizhu")] = game
+    done = _run(argv)
+    assert done.returncode == 0, done.stderr
+    files = sorted((out / "records").glob("*.json"))
+    players = records.load(files[0]).players
+    assert len(files) == len(seatings(["random", "heuristic"], players))
+    engine = get_game(game)
+    first_views = set()
+    for path in files:
+        rec = records.load(path)
+        assert records.replay(rec) == rec.result
+        start = engine.decode(rec.initial_state)
+        first_views.add(tuple(engine.view(start, s).SerializeToString() for s in range(players)))
+    assert len(first_views) == 1, "every seating of the deal got the same cards"
+
+
 def test_killed_tournament_resumes_without_playing_a_deal_twice(
     stack: Server, tmp_path: Path
 ) -> None:
