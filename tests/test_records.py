@@ -138,3 +138,25 @@ def test_server_log_and_errors_do_not_leak_before_the_end(
     hand = client.view(table_id, 0).view.dou_dizhu.hand
     _, message = rpc_code(_export, client, table_id)
     assert hand not in message
+
+
+def test_export_from_the_redis_store(tmp_path: Path) -> None:
+    """The record is built from the store's event log: the Redis stream serves it alike."""
+    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+
+    prefix = redis_prefix()
+    proc = ServerProcess(db=tmp_path / "redis-server", store=f"{REDIS_URL}?prefix={prefix}")
+    try:
+        proc.start()
+        client = Client(proc.address)
+        try:
+            table_id = client.seated_table()
+            client.play_to_end(table_id, random.Random(3))
+            rec = _export(client, table_id)
+        finally:
+            client.close()
+    finally:
+        if proc.proc is not None:
+            proc.stop()
+        redis_cleanup(prefix)
+    assert rec.moves and records.replay(rec) == rec.result
