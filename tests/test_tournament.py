@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -192,6 +193,7 @@ def test_every_game_plays_duplicate_deals_through_the_service(
 def test_killed_tournament_resumes_without_playing_a_deal_twice(
     stack: Server, tmp_path: Path
 ) -> None:
+    t0 = time.time()
     out = tmp_path / "k"
     deals = 4
     planned = deals * len(seatings(["random", "heuristic"], 3))
@@ -219,9 +221,40 @@ def test_killed_tournament_resumes_without_playing_a_deal_twice(
     with channel:
         tables = stub.ListTables(pb.ListTablesRequest(limit=500), timeout=10).tables
     ours = {t for _, _, t in after}
-    created_by_us = [t for t in tables if t.table_id in ours]
-    assert len(created_by_us) == planned
+    created_since = {t.table_id for t in tables if t.created_at >= t0}
+    assert created_since == ours, "a table was created that no result accounts for"
     assert json.loads((out / "report.json").read_text())["deals_complete"] == deals
+
+
+def test_a_table_created_just_before_a_kill_is_adopted(stack: Server, tmp_path: Path) -> None:
+    """Killed after CreateTable but before its id was stored: the restart finds the table on
+    the server by its deal's cards and seats instead of playing the deal again."""
+    from bots.tournament.play import Runner
+    from bots.tournament.results import ResultFile
+    from bots.tournament.schedule import Match
+
+    t0 = time.time()
+    out = tmp_path / "adopt"
+    out.mkdir()
+    meta = {"game": "dou_dizhu", "entrants": ["random", "heuristic"], "players": 3,
+            "options": {}, "deals": 1, "seed": "croupier"}
+    results = ResultFile(out / "results.sqlite")
+    results.claim_meta({**meta, "shard": [0, 1]})
+    match = Match(0, ("heuristic", "random", "random"))
+    runner = Runner(None, results, meta, out)  # type: ignore[arg-type]
+    results.started(match, "")  # what the killed run had written before CreateTable
+    channel, stub = stub_for(stack.address)
+    with channel:
+        orphan = stub.CreateTable(runner._request(match), timeout=10).table_id
+    results.close()
+    done = _run(_tournament(stack, out, deals=1))
+    assert done.returncode == 0, done.stderr
+    rows = {s: t for _, s, t in _finished_rows(out / "results.sqlite")}
+    assert rows[",".join(match.seating)] == orphan
+    channel, stub = stub_for(stack.address)
+    with channel:
+        tables = stub.ListTables(pb.ListTablesRequest(limit=500), timeout=10).tables
+    assert {t.table_id for t in tables if t.created_at >= t0} == set(rows.values())
 
 
 def test_shards_merge_into_one_report(stack: Server, tmp_path: Path) -> None:

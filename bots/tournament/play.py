@@ -58,7 +58,7 @@ class Runner:
         self.parallel = max(1, parallel)
         self.on_done = on_done
 
-    async def _create(self, match: Match) -> str:
+    def _request(self, match: Match) -> pb.CreateTableRequest:
         m = self.meta
         request = pb.CreateTableRequest(
             game=m["game"], players=m["players"],
@@ -67,6 +67,29 @@ class Runner:
         request.options.update(
             deal_options(m["game"], m["players"], m["options"], m["seed"], match.deal)
         )
+        return request
+
+    async def _adopt(self, match: Match) -> str:
+        """A table this match created before a kill cut off storing its id: found among the
+        server's newest tables by its options (the deal's deck) and its seats' levels. ''
+        when none is found (then the match is played on a new table)."""
+        request = self._request(match)
+        known = self.results.known_tables()
+        listing = await _retrying(lambda: self.stub.ListTables(
+            pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
+        for table in listing.tables:
+            if (
+                table.table_id not in known
+                and table.options == request.options
+                and [s.bot_level for s in table.seats] == list(match.seating)
+            ):
+                self.results.started(match, table.table_id)
+                return table.table_id
+        return ""
+
+    async def _create(self, match: Match) -> str:
+        request = self._request(match)
+        self.results.started(match, "")  # begun: a restart looks for the table first
         try:
             table = await _retrying(lambda: self.stub.CreateTable(request, timeout=30))
         except grpc.aio.AioRpcError as e:
@@ -107,6 +130,8 @@ class Runner:
 
     async def play(self, match: Match) -> None:
         table_id = self.results.table_of(match)
+        if table_id == "":
+            table_id = await self._adopt(match)
         end: pb.TableEvent | None = None
         if table_id:  # created before a restart: follow it, do not play the deal again
             try:

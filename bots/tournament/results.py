@@ -73,12 +73,17 @@ class ResultFile:
                 "use another --out, or the same settings to resume it"
             )
 
-    def table_of(self, match: Match) -> str:
+    def table_of(self, match: Match) -> str | None:
+        """The match's table id; '' if a creation was begun but its answer never stored (a
+        kill in between), None if the match was never begun."""
         row = self.db.execute(
             "SELECT table_id FROM matches WHERE deal = ? AND seating = ?",
             (match.deal, ",".join(match.seating)),
         ).fetchone()
-        return row[0] if row else ""
+        return row[0] if row else None
+
+    def known_tables(self) -> set[str]:
+        return {t for (t,) in self.db.execute("SELECT table_id FROM matches") if t}
 
     def started(self, match: Match, table_id: str) -> None:
         self.db.execute(
