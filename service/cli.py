@@ -22,6 +22,9 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
     "play": ("service.terminal", "play_main", "play a game in this terminal"),
     "watch": ("service.terminal", "watch_main", "watch a table in this terminal"),
     "arena": ("bots.arena", "main", "play bots against each other and rate them"),
+    "replay": ("bots.records", "main", "replay game records through the engine and check them"),
+    "tournament": ("bots.tournament.cli", "main", "bot-versus-bot tournament through a server"),
+    "tournament-merge": ("bots.tournament.cli", "merge_main", "merge tournament shards' results"),
 }
 
 

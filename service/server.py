@@ -27,6 +27,7 @@ from grpc_reflection.v1alpha import reflection
 from engines.contract import Game
 from service import metrics, views
 from service.logging import get_logger
+from service.records import export_record
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
@@ -374,6 +375,15 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes"
             )
         return pb.PingResponse(payload=request.payload)
+
+    @unary
+    async def ExportRecord(
+        self, request: pb.ExportRecordRequest, context: Any, f: dict[str, Any]
+    ) -> pb.GameRecord:
+        f["table"] = request.table_id
+        out = await export_record(self.tables, request.table_id)
+        f.update(version=out.version, moves=len(out.moves))
+        return out
 
 
 async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:

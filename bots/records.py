@@ -1,0 +1,137 @@
+"""Game records as JSON files, and `croupier replay`: a record checked move by move against the
+engine, so that a result can be trusted without trusting the server that produced it.
+
+A record (croupier.v1.GameRecord, exported by the ExportRecord RPC once a table is finished)
+holds the engine's initial state and seed, every move in canonical notation with its seat,
+and the result. Replaying re-creates the deal from the seed and options, applies every move
+through `engines.registry.get_game`, and compares the final result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import json_format
+
+from engines.contract import Game, IllegalMove
+from engines.registry import get_game
+
+
+class ReplayError(Exception):
+    """The record does not replay: the message says at which move and why."""
+
+
+def to_json(record: pb.GameRecord) -> str:
+    return json_format.MessageToJson(record, indent=1, sort_keys=True)
+
+
+def save(record: pb.GameRecord, path: Path) -> None:
+    """Written to a temporary name first, so a killed writer leaves no half record."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(to_json(record))
+    tmp.replace(path)
+
+
+def load(path: Path) -> pb.GameRecord:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ReplayError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        return json_format.Parse(text, pb.GameRecord())
+    except json_format.ParseError as e:
+        raise ReplayError(f"{path} is not a game record: {e}") from None
+
+
+def _options(record: pb.GameRecord) -> dict:
+    # Struct numbers are doubles: give integral ones back their integer type
+    return {
+        k: int(v) if isinstance(v, float) and v.is_integer() else v
+        for k, v in json_format.MessageToDict(record.options).items()
+    }
+
+
+def replay(record: pb.GameRecord) -> pb.Result:
+    """The record's result recomputed by the engine; ReplayError at the first disagreement."""
+    try:
+        game: Game = get_game(record.game)
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
+    options = _options(record)
+    try:
+        state = game.decode(record.initial_state)
+    except Exception as e:  # a tampered state may fail anywhere inside the decoder
+        raise ReplayError(f"the initial state is not a {record.game} state: {e}") from None
+    if record.seed:
+        try:
+            fresh = game.new_game(record.players, options, record.seed)
+        except ValueError as e:
+            raise ReplayError(f"the options do not make a {record.game} game: {e}") from None
+        if game.encode(fresh) != record.initial_state:
+            raise ReplayError(
+                "the initial state is not the deal that the seed and options make: the record "
+                "was altered"
+            )
+    if game.num_players(state) != record.players:
+        raise ReplayError(f"the initial state has {game.num_players(state)} players, "
+                          f"the record says {record.players}")
+    for i, step in enumerate(record.moves, start=1):
+        where = f"move {i} (version {step.version}, seat {step.seat}, {step.move!r})"
+        acting = game.to_act(state)
+        if step.seat not in acting:
+            who = ", ".join(map(str, sorted(acting))) or "nobody (the match is over)"
+            raise ReplayError(f"{where}: seat {step.seat} may not act; to act: {who}")
+        try:
+            move = game.parse_move(step.move)
+        except ValueError as e:
+            raise ReplayError(f"{where}: malformed: {e}") from None
+        if game.format_move(move) != step.move:
+            raise ReplayError(f"{where}: not in canonical notation "
+                              f"({game.format_move(move)!r})")
+        try:
+            state = game.apply(state, step.seat, move)
+        except IllegalMove as e:
+            raise ReplayError(f"{where}: illegal: {e}") from None
+    if not game.is_over(state):
+        raise ReplayError(f"after {len(record.moves)} moves the match is not over")
+    r = game.result(state)
+    got = pb.Result(totals=r.totals, last_deal=r.last_deal, finished=r.finished,
+                    winners=r.winners, deals_played=r.deals_played)
+    if got != record.result:
+        raise ReplayError(
+            f"the result differs: the engine says totals {list(got.totals)}, winners "
+            f"{list(got.winners)}; the record says totals {list(record.result.totals)}, "
+            f"winners {list(record.result.winners)}"
+        )
+    return got
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`croupier replay RECORD...`: 0 only if every record reproduces its moves and result."""
+    parser = argparse.ArgumentParser(
+        prog="croupier replay",
+        description="Replay game records (JSON, from ExportRecord or a tournament's records/) "
+        "through the engine; exit 0 only if every move is legal and the result matches.",
+    )
+    parser.add_argument("records", nargs="+", type=Path, metavar="RECORD")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print failures only")
+    args = parser.parse_args(argv)
+    failed = 0
+    for path in args.records:
+        try:
+            result = replay(load(path))
+        except ReplayError as e:
+            failed += 1
+            print(f"{path}: FAILED: {e}", file=sys.stderr)
+            continue
+        if not args.quiet:
+            print(f"{path}: ok, {len(load(path).moves)} moves, totals {list(result.totals)}, "
+                  f"winners {list(result.winners)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""`croupier tournament` and `croupier tournament-merge`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+from croupier.v1 import croupier_pb2_grpc as pb_grpc
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from bots.levels import LEVELS
+from bots.tournament import report
+from bots.tournament.play import Runner, TournamentError, deals_left
+from bots.tournament.results import ResultFile, merge
+from bots.tournament.schedule import parse_shard, plan
+from engines.registry import get_game
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def _option(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value  # a bare string
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="croupier tournament",
+        description="Bot levels against each other through a Croupier server, in duplicate "
+        "format: every deal is played with every seating of the entrants on the same cards. "
+        "Bot workers (`croupier bots`) must be running against the same server. Results are "
+        "stored as they arrive: run the same command again to resume.",
+    )
+    p.add_argument("game", help="engine name, e.g. dou_dizhu")
+    p.add_argument("--entrants", required=True,
+                   help=f"comma-separated bot levels ({', '.join(LEVELS)})")
+    p.add_argument("--deals", type=int, required=True, help="distinct deals")
+    p.add_argument("--server", default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
+                   help="server address (env CROUPIER_SERVER; default %(default)s)")
+    p.add_argument("--players", type=int, default=0, help="default: the game's minimum")
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                   help="a table option (repeatable; JSON values)")
+    p.add_argument("--seed", default="croupier", help="seed of the deals (default %(default)s)")
+    p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
+    p.add_argument("--shard", default="0/1", metavar="I/N",
+                   help="play only deals d with d mod N == I; results go to results-I-of-N.sqlite")
+    p.add_argument("--out", type=Path, required=True, help="folder for results, records, report")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    game = get_game(args.game)
+    entrants = [e.strip() for e in args.entrants.split(",") if e.strip()]
+    if len(set(entrants)) != len(entrants) or len(entrants) < 2:
+        raise ValueError("--entrants needs at least two different levels")
+    unknown = [e for e in entrants if e not in LEVELS]
+    if unknown:
+        raise ValueError(f"unknown level(s) {', '.join(unknown)}; levels: {', '.join(LEVELS)}")
+    players = args.players or game.info.min_players
+    if not game.info.min_players <= players <= game.info.max_players:
+        raise ValueError(f"{args.game} is played by {game.info.min_players} to "
+                         f"{game.info.max_players} players, not {players}")
+    if len(entrants) > players:
+        raise ValueError(f"{len(entrants)} entrants for {players} seats")
+    if "deck" in dict(args.option):
+        raise ValueError("the tournament draws every deal's deck itself (from --seed); "
+                         "--option deck is not allowed")
+    if args.deals < 1:
+        raise ValueError("--deals must be at least 1")
+    return {"game": args.game, "entrants": entrants, "players": players,
+            "options": dict(args.option), "deals": args.deals, "seed": args.seed}
+
+
+def _result_name(shard: tuple[int, int]) -> str:
+    return "results.sqlite" if shard == (0, 1) else f"results-{shard[0]}-of-{shard[1]}.sqlite"
+
+
+async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultFile,
+                shard: tuple[int, int]) -> int:
+    done = results.done_keys()
+    matches = [m for m in plan(meta["entrants"], meta["players"], meta["deals"], shard)
+               if m.key not in done]
+    all_deals = {m.deal for m in plan(meta["entrants"], meta["players"], meta["deals"], shard)}
+    left = deals_left(matches)
+    records_dir = args.out / "records"
+    records_dir.mkdir(exist_ok=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("deals"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn())
+    started = time.monotonic()
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, disable=args.no_progress) as bar:
+        task = bar.add_task(f"{meta['game']} {','.join(meta['entrants'])}",
+                            total=len(all_deals), completed=len(all_deals) - len(left), rate="")
+        finished_now = 0
+
+        def on_done(match: Any) -> None:
+            nonlocal finished_now
+            left[match.deal] -= 1
+            if left[match.deal] == 0:
+                del left[match.deal]
+                finished_now += 1
+                per_minute = finished_now * 60 / max(time.monotonic() - started, 1e-9)
+                bar.update(task, advance=1, rate=f"{per_minute:.1f}/min")
+
+        async with grpc.aio.insecure_channel(args.server) as channel:
+            runner = Runner(pb_grpc.CroupierStub(channel), results, meta, records_dir,
+                            args.parallel, on_done)
+            await runner.run(matches)
+    return finished_now
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        meta = _settings(args)
+        shard = parse_shard(args.shard)
+        args.out.mkdir(parents=True, exist_ok=True)
+        results = ResultFile(args.out / _result_name(shard))
+        results.claim_meta({**meta, "shard": list(shard)})
+    except ValueError as e:
+        print(f"croupier tournament: {e}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_play(args, meta, results, shard))
+    except TournamentError as e:
+        print(f"croupier tournament: {e}", file=sys.stderr)
+        return 2
+    except grpc.aio.AioRpcError as e:
+        print(f"croupier tournament: {e.code().name}: {e.details()} (results so far are kept; "
+              "run again to resume)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("croupier tournament: interrupted; run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    finally:
+        results.close()
+    if shard != (0, 1):
+        print(f"shard {shard[0]}/{shard[1]} done; merge the shards with "
+              "`croupier tournament-merge --out DIR SHARD_DIRS...`")
+        return 0
+    return _report([args.out / _result_name(shard)], args.out)
+
+
+def _report(paths: list[Path], out: Path) -> int:
+    meta, outcomes = merge(paths)
+    if not meta:
+        print("croupier tournament: no results to report", file=sys.stderr)
+        return 1
+    rep = report.build(meta, outcomes)
+    written = report.write(rep, out)
+    print(report.markdown(rep))
+    print("written: " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def build_merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="croupier tournament-merge",
+        description="Merge the result files of tournament shards (results*.sqlite, or folders "
+        "holding them, searched with their subfolders) into one report in --out.",
+    )
+    p.add_argument("inputs", nargs="+", type=Path, metavar="RESULTS_OR_DIR")
+    p.add_argument("--out", type=Path, required=True)
+    return p
+
+
+def merge_main(argv: list[str] | None = None) -> int:
+    """`croupier tournament-merge`: one report from the result files of several shards."""
+    args = build_merge_parser().parse_args(argv)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        return _report(args.inputs, args.out)
+    except ValueError as e:
+        print(f"croupier tournament-merge: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,180 @@
+"""Plays a tournament's matches through the service, as any client would.
+
+For each match: CreateTable with every seat reserved for a bot of the entrant's level, then
+StreamTable (as a spectator) until the END event, whose view carries the result; then the
+table's record from ExportRecord. Running bot workers (`croupier bots`) do the playing. Up to
+`parallel` tables are in flight at once; each result is written to the result file the moment
+it arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from croupier.v1 import croupier_pb2 as pb
+from croupier.v1 import croupier_pb2_grpc as pb_grpc
+
+from bots import records
+from bots.tournament.results import ResultFile
+from bots.tournament.schedule import Match, deal_options
+
+RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+STREAM_SECONDS = 3600.0
+STREAM_ATTEMPTS = 30
+
+
+class TournamentError(Exception):
+    """The service refused something the tournament cannot work around (bad game or options)."""
+
+
+async def _retrying(call: Callable[[], Any], attempts: int = 8) -> Any:
+    """A unary call retried with backoff while the server is unreachable or restarting."""
+    delay = 0.2
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as e:
+            if e.code() not in RETRY or attempt == attempts - 1:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 5.0)
+    raise AssertionError("unreachable")
+
+
+class Runner:
+    def __init__(self, stub: pb_grpc.CroupierStub, results: ResultFile, meta: dict[str, Any],
+                 records_dir: Path, parallel: int = 4,
+                 on_done: Callable[[Match], None] = lambda m: None) -> None:
+        self.stub = stub
+        self.results = results
+        self.meta = meta
+        self.records_dir = records_dir
+        self.parallel = max(1, parallel)
+        self.on_done = on_done
+
+    def _request(self, match: Match) -> pb.CreateTableRequest:
+        m = self.meta
+        request = pb.CreateTableRequest(
+            game=m["game"], players=m["players"],
+            seats=[pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=level) for level in match.seating],
+        )
+        request.options.update(
+            deal_options(m["game"], m["players"], m["options"], m["seed"], match.deal)
+        )
+        return request
+
+    async def _adopt(self, match: Match) -> str:
+        """A table this match created before a kill cut off storing its id: found among the
+        server's newest tables by its options (the deal's deck) and its seats' levels. ''
+        when none is found (then the match is played on a new table)."""
+        request = self._request(match)
+        known = self.results.known_tables()
+        listing = await _retrying(lambda: self.stub.ListTables(
+            pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
+        for table in listing.tables:
+            if (
+                table.table_id not in known
+                and table.options == request.options
+                and [s.bot_level for s in table.seats] == list(match.seating)
+            ):
+                self.results.started(match, table.table_id)
+                return table.table_id
+        return ""
+
+    async def _create(self, match: Match) -> str:
+        request = self._request(match)
+        self.results.started(match, "")  # begun: a restart looks for the table first
+        try:
+            table = await _retrying(lambda: self.stub.CreateTable(request, timeout=30))
+        except grpc.aio.AioRpcError as e:
+            if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
+                raise TournamentError(f"the server refused the table: {e.details()}") from None
+            raise
+        self.results.started(match, table.table_id)
+        return table.table_id
+
+    async def _follow(self, table_id: str) -> pb.TableEvent:
+        """The table's END event, resuming the stream where it broke off (giving up after
+        STREAM_ATTEMPTS failures in a row: the server is gone, not restarting)."""
+        last = 0
+        delay = 0.2
+        failures = 0
+        while True:
+            try:
+                stream = self.stub.StreamTable(
+                    pb.StreamTableRequest(table_id=table_id, from_version=last),
+                    timeout=STREAM_SECONDS,
+                )
+                async for event in stream:
+                    last = event.version
+                    failures, delay = 0, 0.2
+                    if event.kind == pb.EVENT_KIND_END:
+                        return event
+            except grpc.aio.AioRpcError as e:
+                if e.code() not in RETRY:
+                    raise
+            failures += 1
+            if failures >= STREAM_ATTEMPTS:
+                raise TournamentError(
+                    f"the stream of table {table_id} broke off {failures} times in a row "
+                    f"(last version seen {last}); results so far are kept: run again to resume"
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    async def play(self, match: Match) -> None:
+        table_id = self.results.table_of(match)
+        if table_id == "":
+            table_id = await self._adopt(match)
+        end: pb.TableEvent | None = None
+        if table_id:  # created before a restart: follow it, do not play the deal again
+            try:
+                end = await self._follow(table_id)
+            except grpc.aio.AioRpcError as e:
+                if e.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                table_id = ""  # the server lost it (memory store, expired): play it afresh
+        if not table_id:
+            table_id = await self._create(match)
+            end = await self._follow(table_id)
+        assert end is not None
+        result = end.view.result
+        record = await _retrying(
+            lambda: self.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=30)
+        )
+        name = f"deal-{match.deal:05d}-{'-'.join(match.seating)}.json"
+        records.save(record, self.records_dir / name)
+        self.results.finished(match, table_id, result.totals, result.winners, time.time())
+        self.on_done(match)
+
+    async def run(self, matches: list[Match]) -> None:
+        queue: asyncio.Queue[Match] = asyncio.Queue()
+        for match in matches:
+            queue.put_nowait(match)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    match = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                await self.play(match)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(min(self.parallel, len(matches)))]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def deals_left(matches: list[Match]) -> Counter[int]:
+    """Matches still to play per deal: a deal is done when its count reaches zero."""
+    return Counter(m.deal for m in matches)

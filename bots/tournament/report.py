@@ -1,0 +1,116 @@
+"""The tournament report: Markdown, CSV and JSON tables and a PNG chart of the ratings."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bots.tournament import ratings
+from bots.tournament.results import Outcome
+
+
+def build(meta: dict[str, Any], outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    entrants = list(meta["entrants"])
+    players = int(meta["players"])
+    return {
+        "game": meta["game"], "entrants": entrants, "players": players,
+        "options": meta.get("options", {}), "seed": meta.get("seed", ""),
+        "deals_planned": meta.get("deals", 0),
+        "deals_complete": _complete_deals(outcomes, entrants, players),
+        "tables": len(outcomes),
+        "entrants_summary": ratings.per_entrant(outcomes, players),
+        "ratings": ratings.fit(outcomes, entrants),
+        "pairwise": ratings.pairwise(outcomes, entrants),
+    }
+
+
+def _complete_deals(outcomes: Sequence[Outcome], entrants: list[str], players: int) -> int:
+    from bots.arena import seatings
+
+    need = len(seatings(entrants, players))
+    counts: dict[int, int] = {}
+    for o in outcomes:
+        counts[o.deal] = counts.get(o.deal, 0) + 1
+    return sum(1 for c in counts.values() if c >= need)
+
+
+def markdown(rep: dict[str, Any]) -> str:
+    lines = [
+        f"# Tournament: {rep['game']}, {', '.join(rep['entrants'])}",
+        "",
+        f"{rep['deals_complete']} of {rep['deals_planned']} deals complete, {rep['tables']} "
+        f"tables ({rep['players']} players, every deal played with every seating on the same "
+        f"cards); options {json.dumps(rep['options'])}; seed {rep['seed']!r}.",
+        "",
+        "| entrant | rating (Elo scale) | 95% CI | mean points per deal | 95% CI | win rate "
+        "| 95% CI | seat-deals |",
+        "|---|---:|---|---:|---|---:|---|---:|",
+    ]
+    by_name = {s["bot"]: s for s in rep["entrants_summary"]}
+    for r in rep["ratings"]:
+        s = by_name.get(r["entrant"])
+        if s is None:
+            continue
+        lines.append(
+            f"| {r['entrant']} | {r['rating']:+.0f} | {_interval(r['rating_ci95'])} | "
+            f"{s['mean_points']:+.3f} | "
+            f"[{s['points_ci95'][0]:+.3f}, {s['points_ci95'][1]:+.3f}] | {s['win_rate']:.3f} | "
+            f"[{s['win_ci95'][0]:.3f}, {s['win_ci95'][1]:.3f}] | {s['seat_deals']} |"
+        )
+    lines += ["", "Pairwise (points per deal, a minus b, paired by deal):", "",
+              "| a | b | deals | mean difference | 95% CI | p | significant at 5% |",
+              "|---|---|---:|---:|---|---:|---|"]
+    for p in rep["pairwise"]:
+        ci = p["diff_ci95"]
+        ci_text = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci[0] is not None else "n/a"
+        lines.append(f"| {p['a']} | {p['b']} | {p['deals']} | {p['mean_diff']:+.3f} | "
+                     f"{ci_text} | {p['p_value']:.4f} | {'yes' if p['significant'] else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _interval(ci: list[float | None]) -> str:
+    return "n/a" if ci[0] is None else f"[{ci[0]:+.0f}, {ci[1]:+.0f}]"
+
+
+def chart(rep: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    rows = rep["ratings"][::-1]
+    names = [r["entrant"] for r in rows]
+    centre = [r["rating"] for r in rows]
+    finite = [r["rating_ci95"][0] is not None for r in rows]
+    lo = [r["rating"] - r["rating_ci95"][0] if ok else 0 for r, ok in zip(rows, finite, strict=True)]
+    hi = [r["rating_ci95"][1] - r["rating"] if ok else 0 for r, ok in zip(rows, finite, strict=True)]
+    fig, ax = plt.subplots(figsize=(6, 1 + 0.5 * len(rows)))
+    ax.errorbar(centre, range(len(rows)), xerr=[lo, hi], fmt="o", capsize=4)
+    ax.set_yticks(range(len(rows)), names)
+    ax.axvline(0, color="grey", linewidth=0.5)
+    ax.set_xlabel("Bradley-Terry rating (Elo scale) with 95% bootstrap interval")
+    ax.set_title(f"{rep['game']}: {rep['deals_complete']} deals, {rep['tables']} tables")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write(rep: dict[str, Any], out: Path) -> list[Path]:
+    """report.md, report.csv, report.json and ratings.png in `out`."""
+    paths = [out / "report.md", out / "report.csv", out / "report.json", out / "ratings.png"]
+    paths[0].write_text(markdown(rep))
+    by_rating = {r["entrant"]: r for r in rep["ratings"]}
+    with paths[1].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["entrant", "rating", "rating_lo", "rating_hi", "seat_deals", "mean_points",
+                    "points_lo", "points_hi", "win_rate", "win_lo", "win_hi"])
+        for s in rep["entrants_summary"]:
+            r = by_rating.get(s["bot"], {"rating": "", "rating_ci95": ["", ""]})
+            w.writerow([s["bot"], r["rating"], *r["rating_ci95"], s["seat_deals"],
+                        s["mean_points"], *s["points_ci95"], s["win_rate"], *s["win_ci95"]])
+    paths[2].write_text(json.dumps(rep, indent=1))
+    chart(rep, paths[3])
+    return paths

@@ -1,0 +1,96 @@
+"""What a tournament plays: every deal once per seating of the entrants, on the same cards.
+
+The cards of a deal are fixed through each engine's `deck` option (and the dealer or opener
+option), drawn from the tournament seed, so every seating of a deal gets the same hands: a
+bot's luck of the cards cancels out (duplicate format). Where the game has one, a single-deal
+match option keeps the whole table on those cards.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from bots.arena import seatings
+from engines.dobro import cards as dobro_cards
+from engines.doppelkopf import cards as doko_cards
+from engines.dou_dizhu import cards as dd_cards
+from engines.sobe_e_desce import cards as sd_cards
+
+# the option that makes a table one deal long, per game (deals after the first would be
+# shuffled from each table's own secret seed, different for every seating)
+SINGLE_DEAL: dict[str, dict[str, Any]] = {
+    "dou_dizhu": {"deals": 1},
+    "doppelkopf": {"deals": 1},
+    "dobro": {"rounds": 1},
+    "sobe_e_desce": {"max_deals": 1},
+}
+
+
+def _deck(game: str, players: int, options: dict[str, Any], rng: random.Random) -> list[str]:
+    """Every card of the game's deck once (as its `deck` option lists them), shuffled."""
+    if game == "dou_dizhu":
+        deck = [dd_cards.card_text(c) for c in range(54)]
+    elif game == "doppelkopf":
+        kinds = [k for k in range(doko_cards.N_KINDS)
+                 if not (options.get("bistro") and k in doko_cards.NINES)]
+        deck = [doko_cards.TEXT[k] for k in kinds for _ in range(2)]
+    elif game == "dobro":
+        deck = [dobro_cards.CODES[k] for k in dobro_cards.deck_list(players)]
+    elif game == "sobe_e_desce":
+        deck = list(sd_cards.CARD_TEXT)
+    else:
+        raise ValueError(f"no way to fix the cards of {game!r}: duplicate format needs its deck")
+    rng.shuffle(deck)
+    return deck
+
+
+def deal_options(
+    game: str, players: int, options: dict[str, Any], seed: str, deal: int
+) -> dict[str, Any]:
+    """The table options of deal `deal`: the same for every seating of that deal."""
+    rng = random.Random(f"{seed}/deal/{deal}")
+    out = {**SINGLE_DEAL.get(game, {}), **options}
+    out["deck"] = " ".join(_deck(game, players, out, rng))
+    if game == "dou_dizhu":
+        out.setdefault("dealer", rng.randrange(players))
+        out.setdefault("face_up", rng.randrange(51))
+    elif game in ("doppelkopf", "sobe_e_desce"):
+        out.setdefault("dealer", rng.randrange(players))
+    elif game == "dobro":
+        out.setdefault("opener", rng.randrange(players))
+    return out
+
+
+@dataclass(frozen=True)
+class Match:
+    """One table of the tournament: a deal played with one seating of the entrants."""
+
+    deal: int
+    seating: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.deal}:{','.join(self.seating)}"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'i/n' (0 <= i < n) -> (i, n)."""
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise ValueError(f"--shard must read i/n, e.g. 0/4, not {text!r}") from None
+    if not sep or n < 1 or not 0 <= i < n:
+        raise ValueError(f"--shard must read i/n with 0 <= i < n, not {text!r}")
+    return i, n
+
+
+def plan(entrants: list[str], players: int, deals: int, shard: tuple[int, int] = (0, 1)
+         ) -> list[Match]:
+    """The matches of one shard: whole deals (every seating of a deal stays in one shard, so
+    each shard's results are duplicate on their own), deal d going to shard d mod n."""
+    i, n = shard
+    arrangements = seatings(entrants, players)
+    return [Match(d, s) for d in range(deals) if d % n == i for s in arrangements]

@@ -1,0 +1,162 @@
+"""Game records over real gRPC: ExportRecord on a real server, `croupier replay` on the file.
+
+A record is refused while its table is played (it would show every hand); once finished it
+replays through the engine to the same result, and any tampering is caught with a message.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+
+from bots import records
+from tests.support import REPO, Client, ServerProcess, rpc_code
+
+C = grpc.StatusCode
+pytestmark = pytest.mark.e2e
+
+
+def _export(client: Client, table_id: str) -> pb.GameRecord:
+    return client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=10)
+
+
+def _replay_cli(*paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", "replay", *map(str, paths)],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+
+
+@pytest.fixture
+def finished(client: Client) -> tuple[str, pb.GameRecord]:
+    options = struct_pb2.Struct()
+    options.update({"deals": 2})
+    table_id = client.seated_table(options=options)
+    code, message = rpc_code(_export, client, table_id)
+    assert code == C.FAILED_PRECONDITION and "not finished" in message
+    client.play_to_end(table_id, random.Random(7))
+    return table_id, _export(client, table_id)
+
+
+def test_export_refused_before_the_end_and_for_bad_ids(client: Client) -> None:
+    table_id = client.seated_table()
+    client.step(table_id, random.Random(1))
+    code, message = rpc_code(_export, client, table_id)
+    assert code == C.FAILED_PRECONDITION and "not finished" in message
+    assert rpc_code(_export, client, "nope")[0] == C.NOT_FOUND
+    assert rpc_code(_export, client, "")[0] == C.INVALID_ARGUMENT
+    assert rpc_code(_export, client, "x" * 500)[0] == C.INVALID_ARGUMENT
+
+
+def test_record_holds_every_move_and_replays(
+    finished: tuple[str, pb.GameRecord], client: Client, tmp_path: Path
+) -> None:
+    table_id, rec = finished
+    assert rec.table_id == table_id and rec.game == "dou_dizhu" and rec.players == 3
+    assert rec.seed and rec.initial_state and rec.result.finished
+    assert rec.options["deals"] == 2 and rec.result.deals_played == 2
+    assert [s.name for s in rec.seats] == ["p0", "p1", "p2"]
+    # the moves are exactly the stream's, unredacted, with their versions
+    moves = [e for e in client.stream(table_id) if e.kind == pb.EVENT_KIND_MOVE]
+    assert [(m.version, m.seat) for m in rec.moves] == [(e.version, e.seat) for e in moves]
+    assert sum(m.deal_over for m in rec.moves) == 2
+    final = client.view(table_id)
+    assert rec.result == final.result and rec.version == final.version
+    path = tmp_path / "game.json"
+    records.save(rec, path)
+    assert records.replay(records.load(path)) == rec.result
+    done = _replay_cli(path)
+    assert done.returncode == 0, done.stderr
+    assert "ok" in done.stdout
+
+
+def _tampered(rec: pb.GameRecord, how: str) -> pb.GameRecord:
+    bad = pb.GameRecord()
+    bad.CopyFrom(rec)
+    if how == "result":
+        bad.result.totals[0] += 1
+    elif how == "seat":
+        bad.moves[3].seat = (bad.moves[3].seat + 1) % 3
+    elif how == "move":
+        bad.moves[-1].move = "3" if bad.moves[-1].move != "3" else "4"
+    elif how == "truncated":
+        del bad.moves[-1]
+    elif how == "seed":
+        bad.seed = "0" * 32
+    elif how == "options":
+        bad.options.update({"deals": 1})
+    elif how == "state":
+        bad.initial_state = b"\x00garbage"
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("how", "says"),
+    [
+        ("result", "result differs"),
+        ("seat", "may not act"),
+        ("move", "move "),
+        ("truncated", "not over"),
+        ("seed", "altered"),
+        ("options", "altered"),
+        ("state", "state"),
+    ],
+)
+def test_tampered_record_fails_with_a_message(
+    finished: tuple[str, pb.GameRecord], tmp_path: Path, how: str, says: str
+) -> None:
+    _, rec = finished
+    path = tmp_path / f"{how}.json"
+    records.save(_tampered(rec, how), path)
+    with pytest.raises(records.ReplayError, match=says):
+        records.replay(records.load(path))
+    done = _replay_cli(path)
+    assert done.returncode == 1
+    assert "FAILED" in done.stderr and says.strip() in done.stderr
+
+
+def test_replay_of_a_file_that_is_no_record(tmp_path: Path) -> None:
+    path = tmp_path / "junk.json"
+    path.write_text(json.dumps({"game": 3, "moves": "no"}))
+    done = _replay_cli(path, tmp_path / "missing.json")
+    assert done.returncode == 1
+    assert "not a game record" in done.stderr and "cannot read" in done.stderr
+
+
+def test_server_log_and_errors_do_not_leak_before_the_end(
+    server: ServerProcess, client: Client
+) -> None:
+    table_id = client.seated_table()
+    hand = client.view(table_id, 0).view.dou_dizhu.hand
+    _, message = rpc_code(_export, client, table_id)
+    assert hand not in message
+
+
+def test_export_from_the_redis_store(tmp_path: Path) -> None:
+    """The record is built from the store's event log: the Redis stream serves it alike."""
+    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+
+    prefix = redis_prefix()
+    proc = ServerProcess(db=tmp_path / "redis-server", store=f"{REDIS_URL}?prefix={prefix}")
+    try:
+        proc.start()
+        client = Client(proc.address)
+        try:
+            table_id = client.seated_table()
+            client.play_to_end(table_id, random.Random(3))
+            rec = _export(client, table_id)
+        finally:
+            client.close()
+    finally:
+        if proc.proc is not None:
+            proc.stop()
+        redis_cleanup(prefix)
+    assert rec.moves and records.replay(rec) == rec.result
