@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         "client; empty = off (env CROUPIER_WEB_LISTEN; `croupier run` uses "
         f"{DEFAULT_WEB_LISTEN})",
     )
+    serve.add_argument(
+        "--web-root",
+        default=defaults.web_root,
+        help="directory of the built web client served on the web port "
+        "(env CROUPIER_WEB_ROOT; default: web/dist of this checkout)",
+    )
 
     run = sub.add_parser(
         "run",
@@ -156,6 +162,7 @@ def _serve(args: argparse.Namespace) -> int:
                 args.drain,
                 args.web_listen,
                 _origins(args.cors_origins),
+                args.web_root,
             )
         )
     except (OSError, ValueError) as e:

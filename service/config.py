@@ -37,6 +37,7 @@ class ServeConfig:
     metrics_port: int = 0  # Prometheus /metrics; 0 = off
     web_listen: str = ""  # Connect / gRPC-Web and the web client; "" = off
     cors_origins: str = ""  # comma-separated origins allowed to call the web port
+    web_root: str = ""  # the built web client; "" = web/dist of this checkout
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -50,6 +51,7 @@ class ServeConfig:
             metrics_port=int(env_float("METRICS_PORT", 0)),
             web_listen=env("WEB_LISTEN", ""),
             cors_origins=env("CORS_ORIGINS", ""),
+            web_root=env("WEB_ROOT", ""),
         )
 
 

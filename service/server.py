@@ -447,6 +447,7 @@ async def start(
     poll_seconds: float = 1.0,
     web_listen: str = "",
     cors_origins: Sequence[str] = (),
+    web_root: str = "",
 ) -> Server:
     store = open_store(store_url)
     tables = Tables(store)
@@ -478,7 +479,7 @@ async def start(
         from service.web import start_web  # Connect / gRPC-Web for browsers, same servicer
 
         try:
-            web = await start_web(servicer, web_listen, cors_origins)
+            web = await start_web(servicer, web_listen, cors_origins, web_root)
         except OSError:
             await store.close()
             raise
@@ -498,6 +499,7 @@ async def serve(
     drain: float = 0.0,
     web_listen: str = "",
     cors_origins: Sequence[str] = (),
+    web_root: str = "",
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
@@ -505,7 +507,12 @@ async def serve(
     same API over Connect / gRPC-Web there, and the built web client."""
     slog = get_logger("croupier.server")
     running = await start(
-        listen, store_url, fill_interval, web_listen=web_listen, cors_origins=cors_origins
+        listen,
+        store_url,
+        fill_interval,
+        web_listen=web_listen,
+        cors_origins=cors_origins,
+        web_root=web_root,
     )
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
@@ -517,9 +524,7 @@ async def serve(
             raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
         refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
     address = f"{host}:{running.port}"
-    slog.info(
-        "serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen
-    )
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -27,6 +27,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import message_factory
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -144,7 +145,10 @@ def build_app(
         if scope["type"] == "http" and not dist.is_dir():
             await _plain(send, 404, "the web client is not built; run `make web`\n")
             return
-        await files(scope, receive, send)
+        try:
+            await files(scope, receive, send)
+        except HTTPException as e:  # StaticFiles' not found, method not allowed
+            await _plain(send, e.status_code, f"{e.detail}\n")
 
     if not cors_origins:
         return app
@@ -189,7 +193,11 @@ class WebServer:
 
 
 async def start_web(
-    servicer: Any, listen: str, cors_origins: Sequence[str] = (), grace: float = 5.0
+    servicer: Any,
+    listen: str,
+    cors_origins: Sequence[str] = (),
+    web_root: str = "",
+    grace: float = 5.0,
 ) -> WebServer:
     """Binds `listen` (OSError if it cannot) and serves in the current event loop."""
     config = Config()
@@ -199,7 +207,7 @@ async def start_web(
     config.errorlog = None
     config.keep_alive_timeout = 75  # long-lived browser connections for streams
     stop_event = asyncio.Event()
-    app = build_app(servicer, cors_origins)
+    app = build_app(servicer, cors_origins, Path(web_root) if web_root else DEFAULT_DIST)
     task = asyncio.create_task(
         hypercorn_serve(app, config, shutdown_trigger=stop_event.wait, mode="asgi")  # type: ignore[arg-type]
     )

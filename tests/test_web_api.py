@@ -265,3 +265,29 @@ def test_web_port_that_is_taken_fails_the_start(tmp_path: Path) -> None:
         assert "cannot listen" in (tmp_path / "b.log").read_text()
     finally:
         taken.stop()
+
+
+def test_web_port_serves_the_client_files(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "index.html").write_text("<title>croupier test page</title>")
+    server = ServerProcess(
+        db=tmp_path / "c.db", web_port=free_port(), extra=("--web-root", str(root))
+    ).start()
+    try:
+        with urllib.request.urlopen(f"{server.web_url}/", timeout=5) as reply:
+            assert "croupier test page" in reply.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(f"{server.web_url}/nothing.js", timeout=5)
+        assert info.value.code == 404
+        # an API path that does not exist is a 404 too, not a file lookup
+        req = urllib.request.Request(
+            f"{server.web_url}/croupier.v1.Croupier/Nope",
+            data=b"{}",
+            headers={"content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=5)
+        assert info.value.code == 404
+    finally:
+        server.stop()
