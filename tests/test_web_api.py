@@ -291,3 +291,15 @@ def test_web_port_serves_the_client_files(tmp_path: Path) -> None:
         assert info.value.code == 404
     finally:
         server.stop()
+
+
+def test_native_grpc_also_answers_on_the_web_port(web_server: ServerProcess) -> None:
+    """HTTP/2 without TLS (h2c): one port can front every kind of client if a platform needs."""
+    client = Client(f"127.0.0.1:{web_server.web_port}")
+    try:
+        assert client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
+        with pytest.raises(grpc.RpcError) as info:
+            client.stub.GetView(pb.GetViewRequest(table_id="nope"), timeout=5)
+        assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        client.close()
