@@ -303,3 +303,32 @@ def test_native_grpc_also_answers_on_the_web_port(web_server: ServerProcess) -> 
         assert info.value.code() == grpc.StatusCode.NOT_FOUND
     finally:
         client.close()
+
+
+def test_sigterm_ends_web_streams_with_where_to_resume(tmp_path: Path) -> None:
+    server = ServerProcess(db=tmp_path / "s.db", web_port=free_port()).start()
+    native = Client(server.address)
+    table_id = native.seated_table()
+    native.close()
+    web = Web(server.web_url, ProtocolType.GRPC_WEB)
+    seen: list[object] = []
+
+    def follow() -> None:
+        try:
+            for event in web.stream("StreamTable", pb.StreamTableRequest(table_id=table_id)):
+                seen.append(event.version)  # type: ignore[attr-defined]
+                if event.version == 4:  # type: ignore[attr-defined]
+                    ready.set()
+        except ConnectError as e:
+            seen.append(e)
+
+    ready = threading.Event()
+    thread = threading.Thread(target=follow)
+    thread.start()
+    assert ready.wait(10)
+    assert server.stop() == 0
+    thread.join(10)
+    *versions, error = seen
+    assert versions == [1, 2, 3, 4]
+    assert isinstance(error, ConnectError) and error.code == Code.UNAVAILABLE
+    assert "from_version=4" in error.message

@@ -177,3 +177,50 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: object)
     assert "INVALID_ARGUMENT" in alert.inner_text()
     assert page.url.endswith("/") or "#/table/" not in page.url  # type: ignore[attr-defined]
     page.wait_for_selector("#tables tr")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "sobe_e_desce"])
+def test_every_game_renders_for_a_seat_and_a_spectator(
+    stack: ServerProcess, browser: object, game: str
+) -> None:
+    """Each game's table page: the seat sees its hand and its legal moves as buttons, the
+    spectator neither; both draw the game's table and the full view."""
+    client = Client(stack.address)
+    try:
+        info = next(g for g in client.stub.ListGames(pb.ListGamesRequest()).games if g.name == game)
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * info.min_players
+        table = client.create(game, seats=seats)
+        for i in range(info.min_players):
+            client.join(table.table_id, name=f"p{i}")
+        to_act = client.view(table.table_id).to_act[0]
+        token = client.tokens[to_act]
+        legal = client.view(table.table_id, to_act).legal_moves
+    finally:
+        client.close()
+    context = browser.new_context()  # type: ignore[attr-defined]
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        seat_page = context.new_page()
+        seat_page.goto(stack.web_url)
+        seat_page.evaluate(
+            "([t, s, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
+            " JSON.stringify({seat: s, token: tok}))",
+            [table.table_id, to_act, token],
+        )
+        seat_page.goto(f"{stack.web_url}/#/table/{table.table_id}")
+        seat_page.wait_for_selector(MOVE)
+        shown = seat_page.locator(MOVE).evaluate_all("bs => bs.map(b => b.dataset.move)")
+        assert shown == list(legal)
+        assert seat_page.locator(".hand .card").count() > 0
+        assert (seat_page.locator("#state pre").text_content() or "").strip().startswith("{")
+        seat_page.screenshot(path=str(ARTIFACTS / f"render-{game}-seat.png"), full_page=True)
+        spectator = context.new_page()
+        spectator.goto(f"{stack.web_url}/#/table/{table.table_id}")
+        spectator.wait_for_selector("#version")
+        assert spectator.locator(".hand .card").count() == 0
+        assert spectator.locator("button.move").count() == 0
+        spectator.screenshot(path=str(ARTIFACTS / f"render-{game}-spectator.png"), full_page=True)
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"

@@ -362,6 +362,8 @@ function centrePieces(kind: string | undefined, g: Record<string, unknown> | und
       if (open?.cards.length) out.push(el("div", { class: "trick" }, el("b", {}, `Trick (led by seat ${open.leader}): `), cardRow(open.cards.join(" "), "trick-cards")));
       const won = g.won as number[] | undefined;
       if (won?.length) out.push(line("Tricks won", won.join(" / ")));
+      const scores = g.scores as number[] | undefined;
+      if (scores?.length) out.push(line("Scores (down to 0 wins)", scores.join(" / ")));
       break;
     }
     case "dobro": {
