@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -49,6 +51,7 @@ ALLOW_HEADERS = [
     "x-grpc-web",
     "x-user-agent",
 ]
+MAX_REQUEST_BYTES = 1 << 20  # as the gRPC port's grpc.max_receive_message_length
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin"]
 
 log = get_logger("croupier.web")
@@ -132,7 +135,12 @@ def build_app(
 ) -> ASGIApp:
     """The ASGI app: the API under /croupier.v1.Croupier/, the built web client elsewhere."""
     service = _Service(servicer)
-    api = _Api(service=service, endpoints=_Service.endpoints, codecs=google_protobuf_codecs())
+    api = _Api(
+        service=service,
+        endpoints=_Service.endpoints,
+        codecs=google_protobuf_codecs(),
+        read_max_bytes=MAX_REQUEST_BYTES,
+    )
     files = StaticFiles(directory=dist, html=True, check_dir=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -199,40 +207,26 @@ async def start_web(
     web_root: str = "",
     grace: float = 5.0,
 ) -> WebServer:
-    """Binds `listen` (OSError if it cannot) and serves in the current event loop."""
+    """Binds `listen` here, so that a taken port fails the start at once with OSError, then
+    serves on that socket in the current event loop."""
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"
+    try:
+        sock = socket.create_server(
+            (host, int(port)), family=socket.AF_INET6 if ":" in host else socket.AF_INET
+        )
+    except (OSError, ValueError) as e:
+        raise OSError(f"cannot listen on {listen} for the web: {e}") from None
     config = Config()
-    config.bind = [listen]
+    config.bind = [f"fd://{sock.detach()}"]  # hypercorn owns (and closes) the socket now
     config.graceful_timeout = grace
-    config.accesslog = None
-    config.errorlog = None
-    config.keep_alive_timeout = 75  # long-lived browser connections for streams
+    config.accesslog = None  # every RPC is logged once by the servicer, as on the gRPC port
+    config.errorlog = logging.getLogger("croupier.web.http")
+    config.keep_alive_timeout = 75  # browsers keep connections for the next call
     stop_event = asyncio.Event()
     app = build_app(servicer, cors_origins, Path(web_root) if web_root else DEFAULT_DIST)
     task = asyncio.create_task(
         hypercorn_serve(app, config, shutdown_trigger=stop_event.wait, mode="asgi")  # type: ignore[arg-type]
     )
-    # hypercorn binds before serving; a bind failure ends the task early
-    for _ in range(100):
-        if task.done() or await _is_listening(listen):
-            break
-        await asyncio.sleep(0.02)
-    if task.done():
-        exc = task.exception() if not task.cancelled() else None
-        raise OSError(f"cannot listen on {listen} for the web: {exc}")
     log.info("web_serving", listen=listen, cors_origins=list(cors_origins))
     return WebServer(task, stop_event, listen)
-
-
-async def _is_listening(listen: str) -> bool:
-    host, _, port = listen.rpartition(":")
-    host = host.strip("[]")
-    if host in ("", "0.0.0.0", "::"):
-        host = "127.0.0.1"
-    try:
-        _, writer = await asyncio.open_connection(host, int(port))
-    except OSError:
-        return False
-    writer.close()
-    with contextlib.suppress(OSError):
-        await writer.wait_closed()
-    return True
