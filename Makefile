@@ -6,8 +6,11 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 GENERATED := gen/.generated
 PROTOS := $(wildcard protos/croupier/v1/*.proto)
+# the web client is built where npm is (run and test skip it otherwise)
+WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
+WEB_DIST := web/dist/index.html
 
-.PHONY: setup gen run serve bots play test lint bench clean
+.PHONY: setup gen web run serve bots play test lint bench clean
 
 setup: $(INSTALLED) $(GENERATED)
 
@@ -26,7 +29,22 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 	touch gen/croupier/__init__.py gen/croupier/v1/__init__.py
 	touch $@
 
-run: setup
+# The reference browser client: TypeScript generated from protos/ by protoc-gen-es (the same
+# protoc as the Python code), type-checked and bundled by esbuild into web/dist, which the
+# server's web port serves. npm ci keeps it to the committed package-lock.json.
+web: $(WEB_DIST)
+
+web/node_modules/.installed: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB_DIST): $(INSTALLED) web/node_modules/.installed $(PROTOS) $(wildcard web/src/*.ts web/src/*.html web/src/*.css)
+	rm -rf web/src/gen && mkdir -p web/src/gen
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
+		--es_out=web/src/gen --es_opt=target=ts $(PROTOS)
+	cd web && npm run --silent check && npm run --silent build
+
+run: setup $(WEB_IF_NPM)
 	$(BIN)/croupier run
 
 serve: setup
@@ -38,7 +56,7 @@ bots: setup
 play: setup
 	$(BIN)/croupier play dou_dizhu
 
-test: setup
+test: setup $(WEB_IF_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -52,4 +70,4 @@ bench: setup
 	@echo "strength: python -m bench.strength ladder dou_dizhu | duel --level hard --opponent rlcard (hours on 2 cores)"
 
 clean:
-	rm -rf $(VENV) gen var .pytest_cache .hypothesis
+	rm -rf $(VENV) gen var .pytest_cache .hypothesis web/node_modules web/dist web/src/gen

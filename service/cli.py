@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.config import DEFAULT_LISTEN, ServeConfig, client_address, env
+from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
 
 # subcommand -> (module, function, help); each function takes argv and returns an exit code
 DISPATCH: dict[str, tuple[str, str, str]] = {
@@ -40,6 +40,12 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
         "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
         "lost on exit) (env CROUPIER_STORE; default %(default)s)",
+    )
+    parser.add_argument(
+        "--cors-origins",
+        default=defaults.cors_origins,
+        help="comma-separated origins (e.g. https://app.example.com, or *) whose pages may call "
+        "the web port; same-origin pages need none (env CROUPIER_CORS_ORIGINS)",
     )
     parser.add_argument(
         "--log-level",
@@ -93,6 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Prometheus metrics at http://<listen host>:PORT/metrics; 0 = off "
         "(env CROUPIER_METRICS_PORT; default %(default)s)",
     )
+    serve.add_argument(
+        "--web-listen",
+        default=defaults.web_listen,
+        help="host:port where browsers reach the API over Connect / gRPC-Web and the web "
+        "client; empty = off (env CROUPIER_WEB_LISTEN; `croupier run` uses "
+        f"{DEFAULT_WEB_LISTEN})",
+    )
+    serve.add_argument(
+        "--web-root",
+        default=defaults.web_root,
+        help="directory of the built web client served on the web port "
+        "(env CROUPIER_WEB_ROOT; default: web/dist of this checkout)",
+    )
 
     run = sub.add_parser(
         "run",
@@ -101,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         "SIGTERM stops both.",
     )
     _serve_flags(run, defaults)
+    run.add_argument(
+        "--web-listen",
+        default=defaults.web_listen or DEFAULT_WEB_LISTEN,
+        help="host:port of the web client and Connect / gRPC-Web; empty = off "
+        "(env CROUPIER_WEB_LISTEN; default %(default)s)",
+    )
     run.add_argument(
         "--workers",
         type=int,
@@ -138,12 +163,19 @@ def _serve(args: argparse.Namespace) -> int:
                 args.fill_interval,
                 args.metrics_port,
                 args.drain,
+                args.web_listen,
+                _origins(args.cors_origins),
+                args.web_root,
             )
         )
     except (OSError, ValueError) as e:
         service_logging.get_logger("croupier.server").error("cannot_serve", reason=str(e))
         return 1
     return 0
+
+
+def _origins(text: str) -> list[str]:
+    return [o.strip() for o in text.split(",") if o.strip()]
 
 
 def _wait_ready(address: str, child: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
@@ -192,6 +224,10 @@ def _run(args: argparse.Namespace) -> int:
             args.store,
             "--log-level",
             args.log_level,
+            "--web-listen",
+            args.web_listen,
+            "--cors-origins",
+            args.cors_origins,
         ]
     )
     code = 0
@@ -218,6 +254,8 @@ def _run(args: argparse.Namespace) -> int:
         log.info("running", listen=args.listen, store=args.store, how_to_play=hint)
         # also on stdout, whatever the log level: this is what a person at the terminal needs
         print(f"Croupier is serving on {address}; {hint}  (Ctrl-C stops)", flush=True)
+        if args.web_listen:
+            print(f"In a browser: http://{client_address(args.web_listen)}/", flush=True)
         bots_reported = False
         while not stopping:
             if children["server"].poll() is not None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "sqlite:./var/croupier.db"
+DEFAULT_WEB_LISTEN = "127.0.0.1:8080"  # what `croupier run` serves browsers on
 
 
 def env(name: str, default: str) -> str:
@@ -34,6 +35,9 @@ class ServeConfig:
     drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
     metrics_port: int = 0  # Prometheus /metrics; 0 = off
+    web_listen: str = ""  # Connect / gRPC-Web and the web client; "" = off
+    cors_origins: str = ""  # comma-separated origins allowed to call the web port
+    web_root: str = ""  # the built web client; "" = web/dist of this checkout
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -45,6 +49,9 @@ class ServeConfig:
             drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
             metrics_port=int(env_float("METRICS_PORT", 0)),
+            web_listen=env("WEB_LISTEN", ""),
+            cors_origins=env("CORS_ORIGINS", ""),
+            web_root=env("WEB_ROOT", ""),
         )
 
 

@@ -13,7 +13,7 @@ import functools
 import signal
 import time
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -422,6 +422,7 @@ class Server:
         health: HealthServicer,
         port: int,
         fill_task: asyncio.Task[None],
+        web: Any = None,
     ) -> None:
         self.server = server
         self.store = store
@@ -429,6 +430,7 @@ class Server:
         self.health = health
         self.port = port
         self._fill_task = fill_task
+        self.web = web  # service.web.WebServer when browsers are served
 
     async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
         """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
@@ -439,6 +441,8 @@ class Server:
         self.tables.hub.close()  # ends open streams with a "resume from" message
         if drain > 0:
             await asyncio.sleep(drain)
+        if self.web is not None:
+            await self.web.stop(grace)
         await self.server.stop(grace)
         self._fill_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -451,6 +455,9 @@ async def start(
     store_url: str = "sqlite:./var/croupier.db",
     fill_interval: float = 1.0,
     poll_seconds: float = 1.0,
+    web_listen: str = "",
+    cors_origins: Sequence[str] = (),
+    web_root: str = "",
 ) -> Server:
     store = open_store(store_url)
     tables = Tables(store)
@@ -460,9 +467,8 @@ async def start(
             ("grpc.so_reuseport", 0),
         ]
     )
-    pb_grpc.add_CroupierServicer_to_server(
-        CroupierServicer(tables, poll_seconds=poll_seconds), server
-    )
+    servicer = CroupierServicer(tables, poll_seconds=poll_seconds)
+    pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(
@@ -478,11 +484,20 @@ async def start(
     except RuntimeError as e:
         await store.close()
         raise OSError(f"cannot listen on {listen}: {e}") from None
+    web = None
+    if web_listen:
+        from service.web import start_web  # Connect / gRPC-Web for browsers, same servicer
+
+        try:
+            web = await start_web(servicer, web_listen, cors_origins, web_root)
+        except OSError:
+            await store.close()
+            raise
     await server.start()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     fill_task = asyncio.create_task(fill_seats_forever(tables, fill_interval))
-    return Server(server, store, tables, health, port, fill_task)
+    return Server(server, store, tables, health, port, fill_task, web)
 
 
 async def serve(
@@ -492,12 +507,23 @@ async def serve(
     fill_interval: float = 1.0,
     metrics_port: int = 0,
     drain: float = 0.0,
+    web_listen: str = "",
+    cors_origins: Sequence[str] = (),
+    web_root: str = "",
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
-    metrics are served at /metrics on the listen host."""
+    metrics are served at /metrics on the listen host. With `web_listen`, browsers reach the
+    same API over Connect / gRPC-Web there, and the built web client."""
     slog = get_logger("croupier.server")
-    running = await start(listen, store_url, fill_interval)
+    running = await start(
+        listen,
+        store_url,
+        fill_interval,
+        web_listen=web_listen,
+        cors_origins=cors_origins,
+        web_root=web_root,
+    )
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
     if metrics_port:
@@ -508,7 +534,7 @@ async def serve(
             raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
         refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
     address = f"{host}:{running.port}"
-    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port)
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

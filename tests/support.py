@@ -65,17 +65,23 @@ class ServerProcess:
     extra: tuple[str, ...] = ("--fill-interval", "0.1")
     log: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
+    web_port: int = 0  # > 0: also serve Connect / gRPC-Web and the web client there
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
     def start(self) -> ServerProcess:
         log_path = self.log or self.db.with_suffix(".log")
+        web = ("--web-listen", f"127.0.0.1:{self.web_port}") if self.web_port else ()
         with open(log_path, "ab") as out:
             self.proc = subprocess.Popen(
                 [*CROUPIER, "serve", "--listen", self.address, "--store", self.store or f"sqlite:{self.db}",
-                 "--log-level", "info", *self.extra],
+                 "--log-level", "info", *web, *self.extra],
                 cwd=REPO,
                 stdout=out,
                 stderr=out,

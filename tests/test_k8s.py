@@ -246,6 +246,31 @@ def test_bots_manifest_matches_the_worker(
 
 
 @needs_kubectl
+@needs_kubectl
+def test_web_port_reaches_browsers(
+    rendered: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Connect / gRPC-Web: the server listens on its `web` port, the croupier-web Service
+    reaches it, and (prod) the servers' network policy lets it in."""
+    from service.cli import build_parser
+
+    overlay, docs = rendered
+    server = find(docs, "Deployment", "croupier-server")
+    c = container(server, "server")
+    args = parsed(build_parser, c["args"], env_of(c), monkeypatch)
+    assert args.web_listen.startswith("0.0.0.0:"), "reachable from other pods"
+    web_port = int(args.web_listen.rsplit(":", 1)[1])
+    assert port_named(c, "web") == web_port
+    svc = find(docs, "Service", "croupier-web")
+    assert labels_match(svc["spec"]["selector"], server["spec"]["template"]["metadata"]["labels"])
+    (port,) = svc["spec"]["ports"]
+    assert port["targetPort"] in ("web", web_port) and port["appProtocol"] == "http"
+    if overlay == "prod":
+        policy = find(docs, "NetworkPolicy", "servers")
+        allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
+        assert web_port in allowed
+
+
 def test_every_environment_variable_is_one_the_code_reads(
     rendered: tuple[str, list[dict[str, Any]]],
 ) -> None:

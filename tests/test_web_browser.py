@@ -1,0 +1,242 @@
+"""The reference web client in real headless Chromium (Debian's), driven by Playwright, against
+a real server (its web port serving web/dist) and a real bot worker: a person creates tables in
+the lobby and plays them to the end by clicking; a spectator follows a bot game live.
+
+Screenshots go to test-output/browser/ (kept as artifacts, not committed). Deselect with
+`-m 'not browser'`; skipped with a reason when Chromium or the built client is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+
+from tests.bot_support import Bots
+from tests.support import REPO, Client, ServerProcess, free_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+CHROMIUM = os.environ.get("CROUPIER_CHROMIUM", "/usr/bin/chromium")
+DIST = REPO / "web" / "dist" / "index.html"
+ARTIFACTS = Path(os.environ.get("CROUPIER_TEST_OUTPUT", REPO / "test-output")) / "browser"
+MOVE = "button.move:not([disabled])"
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+if not DIST.exists():
+    pytest.skip("web client not built (make web)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    tmp = tmp_path_factory.mktemp("browser")
+    server = ServerProcess(db=tmp / "croupier.db", web_port=free_port()).start()
+    bots = Bots(server.address, tmp / "bots.log", workers=1, poll=0.1)
+    yield server
+    bots.stop()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
+    pg = context.new_page()
+    pg.set_default_timeout(20_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def create_in_lobby(page: object, url: str, game: str, options: dict[str, str]) -> str:
+    """Fills the lobby form (seat 0 a person, the others random bots) and sits down."""
+    page.goto(url)  # type: ignore[attr-defined]
+    page.fill("#name", "alice")  # type: ignore[attr-defined]
+    page.select_option("#game", game)  # type: ignore[attr-defined]
+    for name, value in options.items():
+        page.fill(f"#option-{name}", value)  # type: ignore[attr-defined]
+    page.click("#create-button")  # type: ignore[attr-defined]
+    page.wait_for_url("**/#/table/*")  # type: ignore[attr-defined]
+    page.wait_for_selector("text=You play seat 0")  # type: ignore[attr-defined]
+    return page.url.rsplit("/", 1)[1]  # type: ignore[attr-defined]
+
+
+def play_by_clicking(
+    page: object, shot: str, prefer_not: tuple[str, ...] = (), limit: int = 400
+) -> int:
+    """Clicks a legal move whenever buttons show (avoiding `prefer_not` when there is a
+    choice) until the page says the game is over; returns the clicks made."""
+    clicks = 0
+    over = page.locator("#game-over")  # type: ignore[attr-defined]
+    while clicks < limit:
+        page.wait_for_selector(f"{MOVE}, #game-over", timeout=30_000)  # type: ignore[attr-defined]
+        if over.count():
+            return clicks
+        buttons = page.locator(MOVE)  # type: ignore[attr-defined]
+        moves = [m for m in buttons.evaluate_all("bs => bs.map(b => b.dataset.move)") if m]
+        if not moves:
+            continue  # re-rendered between the wait and the read
+        choice = next((m for m in moves if m not in prefer_not), moves[0])
+        version = page.inner_text("#version")  # type: ignore[attr-defined]
+        try:
+            page.locator(f'{MOVE}[data-move="{choice}"]').first.click(timeout=2_000)  # type: ignore[attr-defined]
+        except sync_api.TimeoutError:
+            continue  # the view moved on under us: look again
+        clicks += 1
+        if clicks == 3:
+            page.screenshot(path=str(ARTIFACTS / f"{shot}-playing.png"), full_page=True)  # type: ignore[attr-defined]
+        page.wait_for_function(  # our move (or a refusal) shows before the next look
+            "v => document.querySelector('#version')?.innerText !== v"
+            " || !!document.querySelector('.error')",
+            arg=version,
+        )
+    raise AssertionError(f"game not over after {limit} clicks")
+
+
+def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: object) -> None:
+    table_id = create_in_lobby(page, stack.web_url, "dou_dizhu", {"deals": "1"})
+    assert page.locator(".hand .card").count() == 17  # type: ignore[attr-defined]
+    clicks = play_by_clicking(page, "dou_dizhu", prefer_not=("pass",))
+    text = page.inner_text("#game-over")  # type: ignore[attr-defined]
+    assert "Game over" in text and "Winners" in text
+    assert clicks >= 1
+    assert page.locator("#log .event-end").count() == 1  # type: ignore[attr-defined]
+    client = Client(stack.address)
+    try:
+        view = client.view(table_id)
+        assert view.result.finished and view.table.status == pb.TABLE_STATUS_FINISHED
+        assert [s.is_bot for s in view.table.seats] == [False, True, True]
+        assert view.table.seats[0].name == "alice"
+    finally:
+        client.close()
+
+
+def test_person_plays_doppelkopf_against_three_bots(stack: ServerProcess, page: object) -> None:
+    table_id = create_in_lobby(page, stack.web_url, "doppelkopf", {"deals": "1"})
+    assert page.locator(".hand .card").count() == 12  # type: ignore[attr-defined]
+    # announcements are optional: play cards (and stay healthy) to keep the game simple
+    clicks = play_by_clicking(
+        page, "doppelkopf", prefer_not=("re", "kontra", "reservation", "pass")
+    )
+    assert "Game over" in page.inner_text("#game-over")  # type: ignore[attr-defined]
+    assert clicks >= 12  # one card per trick at least
+    client = Client(stack.address)
+    try:
+        assert client.view(table_id).result.finished
+    finally:
+        client.close()
+
+
+def test_spectator_follows_a_bot_game_live_over_grpc_web(
+    stack: ServerProcess, page: object
+) -> None:
+    client = Client(stack.address)
+    try:
+        # all seats open to people; bots take them after a delay, while the page already watches
+        table = client.create("dou_dizhu", fill_with_bots_after_seconds=1.5, fill_level="random")
+    finally:
+        client.close()
+    page.goto(f"{stack.web_url}/?transport=grpc-web#/table/{table.table_id}")  # type: ignore[attr-defined]
+    page.wait_for_selector("text=Spectator")  # type: ignore[attr-defined]
+    page.wait_for_selector("#version")  # type: ignore[attr-defined]
+    first = page.inner_text("#version")  # type: ignore[attr-defined]
+    assert "WAITING" in first  # nothing played yet when the page opened
+    page.wait_for_selector("#game-over", timeout=60_000)  # type: ignore[attr-defined]
+    assert page.locator("#log .event-move").count() > 3  # type: ignore[attr-defined]
+    assert page.locator("#log .event-end").count() == 1  # type: ignore[attr-defined]
+    # a spectator sees no hand and gets no move buttons
+    assert page.locator(".hand .card").count() == 0  # type: ignore[attr-defined]
+    assert page.locator("button.move").count() == 0  # type: ignore[attr-defined]
+
+
+def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: object) -> None:
+    page.goto(stack.web_url)  # type: ignore[attr-defined]
+    page.select_option("#game", "dou_dizhu")  # type: ignore[attr-defined]
+    page.fill("#option-deals", "-3")  # type: ignore[attr-defined]
+    page.click("#create-button")  # type: ignore[attr-defined]
+    alert = page.wait_for_selector(".error")  # type: ignore[attr-defined]
+    assert "INVALID_ARGUMENT" in alert.inner_text()
+    assert "#/table/" not in page.url  # type: ignore[attr-defined]
+    # a table made elsewhere shows up in the lobby; Join takes its open seat
+    client = Client(stack.address)
+    try:
+        table = client.create(
+            "dou_dizhu",
+            seats=[
+                pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random"),
+                pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN),
+                pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random"),
+            ],
+        )
+    finally:
+        client.close()
+    page.click(f'button.join[data-table="{table.table_id}"]')  # type: ignore[attr-defined]
+    page.wait_for_selector("text=You play seat 1")  # type: ignore[attr-defined]
+    assert page.url.endswith(f"#/table/{table.table_id}")  # type: ignore[attr-defined]
+    page.wait_for_selector(".hand .card")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "sobe_e_desce"])
+def test_every_game_renders_for_a_seat_and_a_spectator(
+    stack: ServerProcess, browser: object, game: str
+) -> None:
+    """Each game's table page: the seat sees its hand and its legal moves as buttons, the
+    spectator neither; both draw the game's table and the full view."""
+    client = Client(stack.address)
+    try:
+        info = next(g for g in client.stub.ListGames(pb.ListGamesRequest()).games if g.name == game)
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * info.min_players
+        table = client.create(game, seats=seats)
+        for i in range(info.min_players):
+            client.join(table.table_id, name=f"p{i}")
+        to_act = client.view(table.table_id).to_act[0]
+        token = client.tokens[to_act]
+        legal = client.view(table.table_id, to_act).legal_moves
+    finally:
+        client.close()
+    context = browser.new_context()  # type: ignore[attr-defined]
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        seat_page = context.new_page()
+        seat_page.goto(stack.web_url)
+        seat_page.evaluate(
+            "([t, s, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
+            " JSON.stringify({seat: s, token: tok}))",
+            [table.table_id, to_act, token],
+        )
+        seat_page.goto(f"{stack.web_url}/#/table/{table.table_id}")
+        seat_page.wait_for_selector(MOVE)
+        shown = seat_page.locator(MOVE).evaluate_all("bs => bs.map(b => b.dataset.move)")
+        assert shown == list(legal)
+        assert seat_page.locator(".hand .card").count() > 0
+        assert (seat_page.locator("#state pre").text_content() or "").strip().startswith("{")
+        seat_page.screenshot(path=str(ARTIFACTS / f"render-{game}-seat.png"), full_page=True)
+        spectator = context.new_page()
+        spectator.goto(f"{stack.web_url}/#/table/{table.table_id}")
+        spectator.wait_for_selector("#version")
+        assert spectator.locator(".hand .card").count() == 0
+        assert spectator.locator("button.move").count() == 0
+        spectator.screenshot(path=str(ARTIFACTS / f"render-{game}-spectator.png"), full_page=True)
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"

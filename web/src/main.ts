@@ -1,0 +1,393 @@
+// Croupier's reference browser client. The API types and the service descriptor are generated
+// from protos/ (protoc-gen-es); calls go through @connectrpc/connect-web to the server's web
+// port: Connect by default, gRPC-Web with ?transport=grpc-web. Plain DOM, no framework: the
+// point is to show a frontend how to use the API, not a UI toolkit.
+import { createClient, type Client, ConnectError } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { toJson, type JsonObject } from "@bufbuild/protobuf";
+import {
+  Croupier,
+  GameInfoSchema,
+  GameViewSchema,
+  SeatKind,
+  TableStatus,
+  EventKind,
+  type GameInfo,
+  type Table,
+  type TableView,
+  type TableEvent,
+} from "./gen/croupier/v1/croupier_pb";
+
+// The bot levels a worker knows (bots/levels.py); the API does not list them.
+const BOT_LEVELS = ["random", "heuristic", "easy", "medium", "hard", "expert"];
+
+const params = new URLSearchParams(location.search);
+const transport =
+  params.get("transport") === "grpc-web"
+    ? createGrpcWebTransport({ baseUrl: location.origin, useBinaryFormat: true })
+    : createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
+const api: Client<typeof Croupier> = createClient(Croupier, transport);
+
+const app = document.getElementById("app")!;
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+function showError(where: HTMLElement, err: unknown): void {
+  const text = err instanceof ConnectError ? `${err.code ? codeName(err) : ""}: ${err.rawMessage}` : String(err);
+  where.replaceChildren(el("div", { class: "error", role: "alert" }, text));
+}
+
+function codeName(err: ConnectError): string {
+  // the gRPC status names, as the docs and the native API use them
+  const names = ["OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+    "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"];
+  return names[err.code] ?? String(err.code);
+}
+
+// Seat tokens stay in this tab only: whoever holds one plays that seat.
+function tokenFor(tableId: string): { seat: number; token: string } | null {
+  const raw = sessionStorage.getItem(`croupier.seat.${tableId}`);
+  return raw ? JSON.parse(raw) : null;
+}
+function auth(token: string | undefined): { headers?: Record<string, string> } {
+  return token ? { headers: { authorization: `Bearer ${token}` } } : {};
+}
+
+function playerName(): string {
+  return localStorage.getItem("croupier.name") || "guest";
+}
+
+// ---------------------------------------------------------------- lobby
+
+let games: GameInfo[] = [];
+let lobbyTimer: number | undefined;
+
+async function lobby(): Promise<void> {
+  const status = el("div", { id: "status" });
+  const nameInput = el("input", { id: "name", value: playerName(), size: "12" });
+  nameInput.addEventListener("change", () => localStorage.setItem("croupier.name", nameInput.value));
+  const form = el("form", { id: "create" });
+  const tables = el("tbody", { id: "tables" });
+  app.replaceChildren(
+    el("h1", {}, "Croupier"),
+    el("p", {}, "Your name: ", nameInput),
+    el("h2", {}, "New table"),
+    form,
+    status,
+    el("h2", {}, "Tables"),
+    el("table", { class: "lobby" },
+      el("thead", {}, el("tr", {}, ...["Table", "Game", "Seats", "Status", ""].map((h) => el("th", {}, h)))),
+      tables),
+  );
+  try {
+    games = (await api.listGames({})).games;
+  } catch (err) {
+    showError(status, err);
+    return;
+  }
+  buildCreateForm(form, status);
+  const refresh = async () => {
+    try {
+      const reply = await api.listTables({ limit: 50 });
+      tables.replaceChildren(...reply.tables.map(tableRow));
+    } catch (err) {
+      showError(status, err);
+    }
+  };
+  await refresh();
+  lobbyTimer = window.setInterval(refresh, 2000);
+}
+
+function tableRow(t: Table): HTMLElement {
+  const seats = t.seats
+    .map((s) => (s.occupied ? s.name || (s.isBot ? "bot" : "?") : s.kind === SeatKind.BOT ? `(bot ${s.botLevel})` : "(open)"))
+    .join(", ");
+  const actions = el("td");
+  const open = t.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN);
+  if (open && t.status !== TableStatus.FINISHED) {
+    const join = el("button", { class: "join", "data-table": t.tableId }, "Join");
+    join.addEventListener("click", () => joinTable(t.tableId));
+    actions.append(join);
+  }
+  const watch = el("a", { class: "watch", href: `#/table/${t.tableId}` }, "Watch");
+  actions.append(" ", watch);
+  return el("tr", { "data-table": t.tableId },
+    el("td", {}, t.tableId), el("td", {}, t.game), el("td", {}, seats),
+    el("td", { class: "table-status" }, TableStatus[t.status] ?? ""), actions);
+}
+
+function buildCreateForm(form: HTMLFormElement, status: HTMLElement): void {
+  const gameSelect = el("select", { id: "game" }, ...games.map((g) => el("option", { value: g.name }, g.title)));
+  const players = el("input", { id: "players", type: "number", size: "3" });
+  const seatsBox = el("div", { id: "seats" });
+  const optionsBox = el("div", { id: "options" });
+  const submit = el("button", { type: "submit", id: "create-button" }, "Create and sit down");
+  const watchOnly = el("button", { type: "button", id: "create-watch" }, "Create bots-only and watch");
+
+  const game = () => games.find((g) => g.name === gameSelect.value)!;
+  const render = () => {
+    const g = game();
+    players.min = String(g.minPlayers);
+    players.max = String(g.maxPlayers);
+    let n = Number(players.value);
+    if (!(n >= g.minPlayers && n <= g.maxPlayers)) n = g.minPlayers;
+    players.value = String(n);
+    seatsBox.replaceChildren(
+      ...Array.from({ length: n }, (_, i) => {
+        const sel = el("select", { class: "seat-kind", "data-seat": String(i), id: `seat-${i}` },
+          el("option", { value: "human" }, "person"),
+          ...BOT_LEVELS.map((l) => el("option", { value: l }, `bot: ${l}`)));
+        if (i > 0) sel.value = "random";
+        return el("label", {}, `Seat ${i} `, sel);
+      }),
+    );
+    const info = toJson(GameInfoSchema, g) as JsonObject;
+    const specs = (info.options as JsonObject[] | undefined) ?? [];
+    optionsBox.replaceChildren(
+      ...specs
+        .filter((o) => o.type !== "cards")
+        .map((o) => {
+          const name = String(o.name);
+          const input = el("input", { class: "option", "data-option": name, id: `option-${name}`, title: String(o.doc ?? "") });
+          if (o.type === "bool") {
+            input.type = "checkbox";
+            input.checked = o.default === true;
+          } else {
+            input.type = o.type === "int" ? "number" : "text";
+            input.value = o.default === undefined ? "" : String(o.default);
+            input.size = 6;
+          }
+          input.dataset.type = String(o.type);
+          return el("label", {}, `${name} `, input);
+        }),
+    );
+  };
+  gameSelect.addEventListener("change", render);
+  players.addEventListener("change", render);
+  render();
+
+  const create = async (watch: boolean) => {
+    const seats = [...seatsBox.querySelectorAll<HTMLSelectElement>(".seat-kind")].map((s) =>
+      s.value === "human" && !watch
+        ? { kind: SeatKind.HUMAN }
+        : { kind: SeatKind.BOT, botLevel: s.value === "human" ? "random" : s.value },
+    );
+    const options: JsonObject = {};
+    for (const input of optionsBox.querySelectorAll<HTMLInputElement>(".option")) {
+      const name = input.dataset.option!;
+      if (input.dataset.type === "bool") options[name] = input.checked;
+      else if (input.dataset.type === "int") options[name] = Number(input.value);
+      else if (input.value !== "") options[name] = input.value;
+    }
+    try {
+      const table = await api.createTable({ game: game().name, players: Number(players.value), seats, options });
+      if (watch) location.hash = `#/table/${table.tableId}`;
+      else await joinTable(table.tableId);
+    } catch (err) {
+      showError(status, err);
+    }
+  };
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    void create(false);
+  });
+  watchOnly.addEventListener("click", () => void create(true));
+  form.append(
+    el("label", {}, "Game ", gameSelect), " ", el("label", {}, "Players ", players),
+    seatsBox, el("details", { open: "" }, el("summary", {}, "Options"), optionsBox), submit, " ", watchOnly,
+  );
+}
+
+async function joinTable(tableId: string): Promise<void> {
+  const status = document.getElementById("status") ?? app;
+  try {
+    const reply = await api.joinTable({ tableId, name: playerName() });
+    sessionStorage.setItem(`croupier.seat.${tableId}`, JSON.stringify({ seat: reply.seat, token: reply.token }));
+    location.hash = `#/table/${tableId}`;
+  } catch (err) {
+    showError(status, err);
+  }
+}
+
+// ---------------------------------------------------------------- table
+
+let streamAbort: AbortController | undefined;
+
+async function tablePage(tableId: string): Promise<void> {
+  const mine = tokenFor(tableId);
+  const abort = new AbortController();
+  streamAbort = abort;
+  const header = el("div", { id: "header" });
+  const status = el("div", { id: "status" });
+  const board = el("div", { id: "board" });
+  const log = el("ol", { id: "log" });
+  app.replaceChildren(
+    el("p", {}, el("a", { href: "#/" }, "← lobby")),
+    header, status, board, el("h3", {}, "Moves"), log,
+  );
+  header.append(el("h1", {}, `Table ${tableId}`),
+    el("p", { id: "role" }, mine ? `You play seat ${mine.seat}` : "Spectator"));
+  let last = 0n;
+  let view: TableView | undefined;
+  // Follow the stream; on a dropped connection resume from the last version seen.
+  while (!abort.signal.aborted) {
+    try {
+      for await (const event of api.streamTable(
+        { tableId, fromVersion: last },
+        { ...auth(mine?.token), signal: abort.signal },
+      )) {
+        last = event.version;
+        log.append(eventLine(event));
+        log.scrollTop = log.scrollHeight;
+        if (event.view) {
+          view = event.view;
+          renderView(board, view, mine, status);
+        }
+        if (event.kind === EventKind.END) {
+          return;
+        }
+      }
+      if (view?.result?.finished) return;
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      showError(status, err);
+      if (err instanceof ConnectError && [5, 7, 16].includes(err.code)) return; // not found, denied, unauthenticated
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+function eventLine(e: TableEvent): HTMLElement {
+  const kind = EventKind[e.kind]?.toLowerCase() ?? "event";
+  const who = e.seat >= 0 ? `seat ${e.seat}${e.name ? ` (${e.name})` : ""}` : "";
+  const text = e.kind === EventKind.MOVE ? `${who}: ${e.move}` : `${kind} ${who}`;
+  return el("li", { class: `event event-${kind}`, "data-version": String(e.version) }, `#${e.version} ${text}`);
+}
+
+function cards(text: string): string[] {
+  const t = text.trim();
+  if (!t) return [];
+  return t.includes(" ") ? t.split(/\s+/) : [...t];
+}
+
+function cardRow(text: string, cls: string): HTMLElement {
+  return el("div", { class: `cards ${cls}` }, ...cards(text).map((c) => el("span", { class: "card" }, c)));
+}
+
+function renderView(board: HTMLElement, v: TableView, mine: { seat: number } | null, status: HTMLElement): void {
+  const table = v.table!;
+  const game = v.view?.game;
+  const gv = game?.value as Record<string, unknown> | undefined;
+  const seats = el("div", { id: "seats" },
+    ...table.seats.map((s, i) => {
+      const total = v.result?.totals[i];
+      const cls = ["seat", v.toAct.includes(i) ? "to-act" : "", mine?.seat === i ? "me" : ""].join(" ");
+      const size = (gv?.handSizes as number[] | undefined)?.[i];
+      return el("div", { class: cls, "data-seat": String(i) },
+        el("strong", {}, `Seat ${i}`), ` ${s.name || (s.occupied ? "" : "(empty)")}${s.isBot ? " (bot)" : ""}`,
+        el("div", {}, `score ${total ?? 0}`), size !== undefined ? el("div", {}, `${size} cards`) : "");
+    }));
+
+  const centre = el("div", { id: "centre" }, ...centrePieces(game?.case, gv));
+  const hand = gv && typeof gv.hand === "string" && gv.hand ? cardRow(gv.hand, "hand") : el("div", { class: "cards hand" });
+  const moves = el("div", { id: "moves" });
+  if (mine && v.legalMoves.length) {
+    moves.append(el("span", {}, "Your move: "));
+    for (const m of v.legalMoves) {
+      const b = el("button", { class: "move", "data-move": m }, m);
+      b.addEventListener("click", async () => {
+        for (const other of moves.querySelectorAll("button")) other.disabled = true;
+        try {
+          await api.submitMove({ tableId: table.tableId, move: m, expectedVersion: v.version }, auth(tokenFor(table.tableId)?.token));
+          status.replaceChildren();
+        } catch (err) {
+          showError(status, err);
+          for (const other of moves.querySelectorAll("button")) other.disabled = false;
+        }
+      });
+      moves.append(b);
+    }
+  } else if (mine && v.toAct.length && !v.result?.finished) {
+    moves.append(el("span", { class: "waiting" }, `Waiting for seat ${v.toAct.join(", ")}`));
+  }
+  const over = v.result?.finished
+    ? el("div", { id: "game-over", role: "status" },
+        `Game over. Winners: seat ${v.result.winners.join(", ")}. Totals: ${v.result.totals.join(" / ")}` +
+          ` (last deal: ${v.result.lastDeal.join(" / ")})`)
+    : "";
+  const details = el("details", { id: "state" }, el("summary", {}, "Everything this seat may see"),
+    el("pre", {}, v.view ? JSON.stringify(toJson(GameViewSchema, v.view), null, 1) : ""));
+  board.replaceChildren(
+    el("p", { id: "version" }, `${table.game} · version ${v.version} · ${TableStatus[table.status] ?? ""}`),
+    seats, centre, el("h3", {}, mine ? "Your hand" : ""), hand, moves, over, details,
+  );
+}
+
+// Dedicated pieces where a game has a table worth drawing; the JSON above covers the rest.
+function centrePieces(kind: string | undefined, g: Record<string, unknown> | undefined): (Node | string)[] {
+  if (!g) return [];
+  const out: (Node | string)[] = [];
+  const line = (label: string, text: string) => el("div", { class: "line" }, el("b", {}, `${label}: `), text);
+  switch (kind) {
+    case "douDizhu": {
+      if ((g.landlord as number) >= 0) out.push(line("Landlord", `seat ${g.landlord} (bid ${g.bid})`));
+      if (g.kitty) out.push(el("div", {}, el("b", {}, "Kitty: "), cardRow(String(g.kitty), "kitty")));
+      if (g.toBeat) out.push(el("div", { class: "trick" }, el("b", {}, `To beat (seat ${g.toBeatSeat}): `), cardRow(String(g.toBeat), "to-beat")));
+      const plays = (g.plays as { seat: number; move: string }[]) ?? [];
+      if (plays.length) out.push(line("Last plays", plays.slice(-3).map((p) => `seat ${p.seat}: ${p.move}`).join(" · ")));
+      break;
+    }
+    case "doppelkopf": {
+      const trick = g.trick as { leader: number; cards: string } | undefined;
+      if (g.toFollow) out.push(line("To follow", String(g.toFollow)));
+      if (trick && trick.cards) out.push(el("div", { class: "trick" }, el("b", {}, `Trick (led by seat ${trick.leader}): `), cardRow(trick.cards, "trick-cards")));
+      const pts = g.points as number[] | undefined;
+      if (pts?.length) out.push(line("Card points", pts.join(" / ")));
+      break;
+    }
+    case "sobeEDesce": {
+      if (g.trump) out.push(line("Trumps", String(g.trump)));
+      const tricks = (g.tricks as { leader: number; cards: string[] }[]) ?? [];
+      const open = tricks[tricks.length - 1];
+      if (open?.cards.length) out.push(el("div", { class: "trick" }, el("b", {}, `Trick (led by seat ${open.leader}): `), cardRow(open.cards.join(" "), "trick-cards")));
+      const won = g.won as number[] | undefined;
+      if (won?.length) out.push(line("Tricks won", won.join(" / ")));
+      const scores = g.scores as number[] | undefined;
+      if (scores?.length) out.push(line("Scores (down to 0 wins)", scores.join(" / ")));
+      break;
+    }
+    case "dobro": {
+      out.push(line("Value in play", String(g.value ?? 0)));
+      if (g.auctionCards) out.push(el("div", { class: "trick" }, el("b", {}, "Auction: "), cardRow(String(g.auctionCards), "trick-cards")));
+      if (g.announcement) out.push(line("Announced", String(g.announcement)));
+      out.push(line("Draw pile", String(g.drawPile ?? 0)));
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- routing
+
+function route(): void {
+  if (lobbyTimer !== undefined) window.clearInterval(lobbyTimer);
+  lobbyTimer = undefined;
+  streamAbort?.abort();
+  const m = location.hash.match(/^#\/table\/([\w-]+)/);
+  if (m) void tablePage(m[1]);
+  else void lobby();
+}
+window.addEventListener("hashchange", route);
+route();
