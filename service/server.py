@@ -217,9 +217,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             else:
                 raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
         # Struct numbers are doubles: give integral ones back their integer type
+        try:
+            raw = json_format.MessageToDict(request.options)
+        except ValueError as e:  # NaN or infinity: no JSON value, no option value either
+            raise TableError(Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}") from None
         options = {
-            k: int(v) if isinstance(v, float) and v.is_integer() else v
-            for k, v in json_format.MessageToDict(request.options).items()
+            k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
         record = await self.tables.create(
             request.game,
@@ -376,6 +379,58 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         return pb.PingResponse(payload=request.payload)
 
 
+_UNPARSEABLE = object()
+
+
+class RejectUnparseable(grpc.aio.ServerInterceptor):
+    """Bytes that are no valid request message get INVALID_ARGUMENT with a message saying so;
+    without this, grpc answers UNKNOWN with a protobuf exception as its text."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        method = details.method or ""
+        if handler is None or not method.startswith(f"/{SERVICE_NAME}/"):
+            return handler
+        parse = handler.request_deserializer
+        name = method.rsplit("/", 1)[-1]
+        message = f"the request is not a valid {name} request message"
+
+        def safe_parse(data: bytes) -> Any:
+            try:
+                return parse(data)
+            except Exception:
+                return _UNPARSEABLE
+
+        if handler.unary_unary is not None:
+            unary_fn = handler.unary_unary
+
+            async def unary_checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                if request is _UNPARSEABLE:
+                    log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                return await unary_fn(request, context)
+
+            return handler._replace(request_deserializer=safe_parse, unary_unary=unary_checked)
+        if handler.unary_stream is not None:
+            stream_fn = handler.unary_stream
+
+            async def stream_checked(
+                request: Any, context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[Any]:
+                if request is _UNPARSEABLE:
+                    log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                async for item in stream_fn(request, context):
+                    yield item
+
+            return handler._replace(request_deserializer=safe_parse, unary_stream=stream_checked)
+        return handler
+
+
 async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
     """Waits for the local wake-up (a write through this process, or shutting down) or the
     store's (a write through another replica), whichever comes first."""
@@ -445,6 +500,7 @@ async def start(
     store = open_store(store_url)
     tables = Tables(store)
     server = grpc.aio.server(
+        interceptors=[RejectUnparseable()],
         options=[
             ("grpc.max_receive_message_length", 1 << 20),
             ("grpc.so_reuseport", 0),
