@@ -91,6 +91,28 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_METRICS_PORT; default %(default)s)",
     )
 
+    limits = serve.add_argument_group("limits", "refusals are RESOURCE_EXHAUSTED; see "
+                                      "docs/operations.md")
+    limits.add_argument(
+        "--max-message-bytes", type=int, default=defaults.max_message_bytes,
+        help="largest request accepted (env CROUPIER_MAX_MESSAGE_BYTES; default %(default)s)",
+    )
+    limits.add_argument(
+        "--tables-per-client", type=int, default=defaults.tables_per_client,
+        help="unfinished tables one client (API key, else address) may create; 0 = no limit "
+        "(env CROUPIER_TABLES_PER_CLIENT; default %(default)s)",
+    )
+    limits.add_argument(
+        "--streams-per-table", type=int, default=defaults.streams_per_table,
+        help="open StreamTable calls per table; 0 = no limit (env CROUPIER_STREAMS_PER_TABLE; "
+        "default %(default)s)",
+    )
+    limits.add_argument(
+        "--move-rate", default=defaults.move_rate,
+        help="SubmitMove calls per seat, e.g. '10/second'; empty = no limit "
+        "(env CROUPIER_MOVE_RATE; default none)",
+    )
+
     run = sub.add_parser(
         "run",
         help="run a server and a bot worker together: the quickest way to play",
@@ -123,10 +145,17 @@ def _dispatch(name: str, argv: list[str]) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from service import logging as service_logging
+    from service.limits import Limits
     from service.server import serve
 
     service_logging.configure(args.log_level)
     try:
+        limits = Limits(
+            max_message_bytes=args.max_message_bytes,
+            tables_per_client=args.tables_per_client,
+            streams_per_table=args.streams_per_table,
+            move_rate=args.move_rate,
+        )
         asyncio.run(
             serve(
                 args.listen,
@@ -135,6 +164,7 @@ def _serve(args: argparse.Namespace) -> int:
                 args.fill_interval,
                 args.metrics_port,
                 args.drain,
+                limits,
             )
         )
     except (OSError, ValueError) as e:

@@ -34,6 +34,11 @@ class ServeConfig:
     drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
     metrics_port: int = 0  # Prometheus /metrics; 0 = off
+    # limits (see service/limits.py); refusals are RESOURCE_EXHAUSTED
+    max_message_bytes: int = 1 << 20
+    tables_per_client: int = 0  # unfinished tables one client may create; 0 = no limit
+    streams_per_table: int = 64  # 0 = no limit
+    move_rate: str = ""  # SubmitMove calls per seat, e.g. "10/second"; "" = no limit
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -45,6 +50,10 @@ class ServeConfig:
             drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
             metrics_port=int(env_float("METRICS_PORT", 0)),
+            max_message_bytes=int(env_float("MAX_MESSAGE_BYTES", 1 << 20)),
+            tables_per_client=int(env_float("TABLES_PER_CLIENT", 0)),
+            streams_per_table=int(env_float("STREAMS_PER_TABLE", 64)),
+            move_rate=env("MOVE_RATE", ""),
         )
 
 

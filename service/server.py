@@ -26,6 +26,7 @@ from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
 from service import metrics, views
+from service.limits import Guard, Limits, client_key
 from service.logging import get_logger
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
@@ -187,9 +188,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         tables: Tables,
         catalog: Callable[[], Iterable[Game]] = default_catalog,
         poll_seconds: float = 1.0,
+        guard: Guard | None = None,
     ) -> None:
         self.tables = tables
         self.catalog = catalog
+        self.guard = guard or Guard(Limits())
         # streams re-read the store this often even without a local signal: that is how they
         # see moves written by another process sharing the store
         self.poll_seconds = poll_seconds
@@ -224,6 +227,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
+        client = client_key(context.peer())
+        await self.guard.check_create(client, self.tables.store.get)
         record = await self.tables.create(
             request.game,
             request.players,
@@ -232,6 +237,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.fill_with_bots_after_seconds,
             request.fill_level,
         )
+        self.guard.created(client, record.table_id)
         f.update(table=record.table_id, version=record.version)
         return views.table_summary(self.tables.game(record.game), record)
 
@@ -293,6 +299,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
     ) -> pb.SubmitMoveResponse:
         f.update(table=request.table_id, expected_version=request.expected_version)
         token = bearer_token(context)
+        self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
             request.table_id, token, request.move, request.expected_version
         )
@@ -316,11 +323,24 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat
+        with self.guard.stream(table_id):
+            async for event in self._stream(record, seat, token, request.from_version, f):
+                yield event
+
+    async def _stream(
+        self,
+        record: Any,
+        seat: int | None,
+        token: str | None,
+        from_version: int,
+        f: dict[str, Any],
+    ) -> AsyncIterator[pb.TableEvent]:
+        table_id = record.table_id
         digest = hash_token(token) if token and seat is not None else ""
         start_version = record.version
         game = self.tables.game(record.game)
         store: Store = self.tables.store
-        last = request.from_version
+        last = from_version
         before: bytes | None = None
         if last >= 1:
             # the state before the next event, to show its move as this subscriber may see it
@@ -496,18 +516,20 @@ async def start(
     store_url: str = "sqlite:./var/croupier.db",
     fill_interval: float = 1.0,
     poll_seconds: float = 1.0,
+    limits: Limits | None = None,
 ) -> Server:
+    limits = limits or Limits()
     store = open_store(store_url)
     tables = Tables(store)
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
         options=[
-            ("grpc.max_receive_message_length", 1 << 20),
+            ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
     )
     pb_grpc.add_CroupierServicer_to_server(
-        CroupierServicer(tables, poll_seconds=poll_seconds), server
+        CroupierServicer(tables, poll_seconds=poll_seconds, guard=Guard(limits)), server
     )
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -538,12 +560,13 @@ async def serve(
     fill_interval: float = 1.0,
     metrics_port: int = 0,
     drain: float = 0.0,
+    limits: Limits | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
     metrics are served at /metrics on the listen host."""
     slog = get_logger("croupier.server")
-    running = await start(listen, store_url, fill_interval)
+    running = await start(listen, store_url, fill_interval, limits=limits)
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
     if metrics_port:
