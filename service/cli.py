@@ -113,6 +113,26 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_MOVE_RATE; default none)",
     )
 
+    security = serve.add_argument_group("security", "see docs/operations.md")
+    security.add_argument(
+        "--api-keys", metavar="FILE", default=defaults.api_keys,
+        help="API key file: CreateTable and bot seats then need a key ('x-api-key' metadata) "
+        "(env CROUPIER_API_KEYS_FILE; default: no keys needed)",
+    )
+    security.add_argument(
+        "--tls-cert", metavar="PEM", default=defaults.tls_cert,
+        help="serve TLS with this certificate chain (env CROUPIER_TLS_CERT)",
+    )
+    security.add_argument(
+        "--tls-key", metavar="PEM", default=defaults.tls_key,
+        help="the certificate's private key (env CROUPIER_TLS_KEY)",
+    )
+    security.add_argument(
+        "--tls-client-ca", metavar="PEM", default=defaults.tls_client_ca,
+        help="mutual TLS: clients must present a certificate signed by this CA; such clients "
+        "may take bot seats without an API key (env CROUPIER_TLS_CLIENT_CA)",
+    )
+
     run = sub.add_parser(
         "run",
         help="run a server and a bot worker together: the quickest way to play",
@@ -146,6 +166,7 @@ def _dispatch(name: str, argv: list[str]) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from service import logging as service_logging
     from service.limits import Limits
+    from service.security import ApiKeys, Tls
     from service.server import serve
 
     service_logging.configure(args.log_level)
@@ -156,6 +177,8 @@ def _serve(args: argparse.Namespace) -> int:
             streams_per_table=args.streams_per_table,
             move_rate=args.move_rate,
         )
+        keys = ApiKeys.load(args.api_keys)
+        tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
         asyncio.run(
             serve(
                 args.listen,
@@ -165,6 +188,8 @@ def _serve(args: argparse.Namespace) -> int:
                 args.metrics_port,
                 args.drain,
                 limits,
+                keys,
+                tls,
             )
         )
     except (OSError, ValueError) as e:

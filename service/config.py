@@ -39,6 +39,11 @@ class ServeConfig:
     tables_per_client: int = 0  # unfinished tables one client may create; 0 = no limit
     streams_per_table: int = 64  # 0 = no limit
     move_rate: str = ""  # SubmitMove calls per seat, e.g. "10/second"; "" = no limit
+    # security (see service/security.py)
+    api_keys: str = ""  # key file; "" = no keys needed
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_client_ca: str = ""  # set: clients must present a certificate it signed
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -54,6 +59,10 @@ class ServeConfig:
             tables_per_client=int(env_float("TABLES_PER_CLIENT", 0)),
             streams_per_table=int(env_float("STREAMS_PER_TABLE", 64)),
             move_rate=env("MOVE_RATE", ""),
+            api_keys=env("API_KEYS_FILE", ""),
+            tls_cert=env("TLS_CERT", ""),
+            tls_key=env("TLS_KEY", ""),
+            tls_client_ca=env("TLS_CLIENT_CA", ""),
         )
 
 

@@ -28,6 +28,7 @@ from engines.contract import Game
 from service import metrics, views
 from service.limits import Guard, Limits, client_key
 from service.logging import get_logger
+from service.security import ApiKeys, Tls, api_key, certified
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
@@ -189,10 +190,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         catalog: Callable[[], Iterable[Game]] = default_catalog,
         poll_seconds: float = 1.0,
         guard: Guard | None = None,
+        keys: ApiKeys | None = None,
     ) -> None:
         self.tables = tables
         self.catalog = catalog
         self.guard = guard or Guard(Limits())
+        self.keys = keys or ApiKeys()
         # streams re-read the store this often even without a local signal: that is how they
         # see moves written by another process sharing the store
         self.poll_seconds = poll_seconds
@@ -227,7 +230,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
-        client = client_key(context.peer())
+        key = api_key(context)
+        self.keys.require(key, "tables", "Creating tables")
+        client = client_key(context.peer(), key if self.keys.enabled else None)
         await self.guard.check_create(client, self.tables.store.get)
         record = await self.tables.create(
             request.game,
@@ -246,6 +251,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.JoinTableRequest, context: Any, f: dict[str, Any]
     ) -> pb.JoinTableResponse:
         f.update(table=request.table_id, bot=request.bot)
+        if request.bot:
+            self.keys.require(api_key(context), "bots", "Taking bot seats", certified(context))
         seat = request.seat if request.HasField("seat") else None
         seat, token, record = await self.tables.join(
             request.table_id, seat, request.name, request.bot
@@ -517,8 +524,12 @@ async def start(
     fill_interval: float = 1.0,
     poll_seconds: float = 1.0,
     limits: Limits | None = None,
+    keys: ApiKeys | None = None,
+    tls: Tls | None = None,
 ) -> Server:
     limits = limits or Limits()
+    tls = tls or Tls()
+    credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
     store = open_store(store_url)
     tables = Tables(store)
     server = grpc.aio.server(
@@ -529,7 +540,8 @@ async def start(
         ]
     )
     pb_grpc.add_CroupierServicer_to_server(
-        CroupierServicer(tables, poll_seconds=poll_seconds, guard=Guard(limits)), server
+        CroupierServicer(tables, poll_seconds=poll_seconds, guard=Guard(limits), keys=keys),
+        server,
     )
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -542,7 +554,10 @@ async def start(
         server,
     )
     try:
-        port = server.add_insecure_port(listen)
+        if credentials is not None:
+            port = server.add_secure_port(listen, credentials)
+        else:
+            port = server.add_insecure_port(listen)
     except RuntimeError as e:
         await store.close()
         raise OSError(f"cannot listen on {listen}: {e}") from None
@@ -561,12 +576,14 @@ async def serve(
     metrics_port: int = 0,
     drain: float = 0.0,
     limits: Limits | None = None,
+    keys: ApiKeys | None = None,
+    tls: Tls | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
     metrics are served at /metrics on the listen host."""
     slog = get_logger("croupier.server")
-    running = await start(listen, store_url, fill_interval, limits=limits)
+    running = await start(listen, store_url, fill_interval, limits=limits, keys=keys, tls=tls)
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
     if metrics_port:

@@ -48,6 +48,9 @@ DEFAULT_LIST_LIMIT = 100
 MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
 DEFAULT_BOT_LEVEL = "random"
+# Options of the table rather than the game: kept in the table's options, never given to the
+# engine. private: spectators (calls without a seat token) are refused.
+TABLE_OPTIONS = {"private": bool}
 
 
 class Code(enum.Enum):
@@ -184,6 +187,12 @@ class Tables:
     def authenticate(record: TableRecord, token: str | None) -> int | None:
         """The seat holding `token`; None without a token (a spectator)."""
         if not token:
+            if record.options.get("private"):
+                raise TableError(
+                    Code.PERMISSION_DENIED,
+                    f"table {record.table_id} is private: spectators are not admitted; "
+                    "send the seat token of a seat you hold",
+                )
             return None
         digest = hash_token(token)
         found = None
@@ -285,9 +294,16 @@ class Tables:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
             )
+        for name, kind in TABLE_OPTIONS.items():
+            if name in options and not isinstance(options[name], kind):
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    f"table option {name!r} must be a {kind.__name__}, got {options[name]!r}",
+                )
         seed = secrets.token_hex(16)
         try:
-            state = game.new_game(players, dict(options), seed)
+            game_options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+            state = game.new_game(players, game_options, seed)
         except ValueError as e:
             raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
         seat_records = tuple(
