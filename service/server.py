@@ -471,7 +471,10 @@ async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
 
 
 async def fill_seats_forever(tables: Tables, interval: float) -> None:
-    """Hands empty human seats to bots once their table's fill delay has passed."""
+    """Hands empty human seats to bots once their table's fill delay has passed, and plays
+    for seats whose turn timer ran out (the game's heuristic player)."""
+    from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
+
     bg = get_logger("croupier.fill")
     while True:
         try:
@@ -480,6 +483,12 @@ async def fill_seats_forever(tables: Tables, interval: float) -> None:
                 bg.info("seats_opened_to_bots", tables=changed)
         except Exception as exc:  # keep filling even if one round fails
             bg.error("fill_failed", error=type(exc).__name__)
+        try:
+            played = await tables.play_overdue(get_heuristic)
+            if played:
+                bg.info("turns_timed_out", moves=played)
+        except Exception as exc:
+            bg.error("turn_timer_failed", error=type(exc).__name__)
         await asyncio.sleep(interval)
 
 

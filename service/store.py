@@ -167,6 +167,13 @@ class Event:
     seats: tuple[Seat, ...] = field(default=())
     status: Status = Status.WAITING
     deal_over: bool = False
+    auto: bool = False  # played by the server for a seat whose turn timer ran out
+
+
+def event_flags(e: Event) -> int:
+    """deal_over and auto packed into one integer (bit 0, bit 1): the stores keep it where
+    deal_over alone was, so tables written before `auto` existed read back unchanged."""
+    return int(e.deal_over) | (2 if e.auto else 0)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from service.store import (
     TableRecord,
     VersionConflict,
     check_commit,
+    event_flags,
     matches,
     seats_from_json,
     seats_to_json,
@@ -336,7 +337,7 @@ class RedisStore(Store):
             "x", e.state,
             "se", self._seats_json(e.seats),
             "st", e.status.value,
-            "d", int(e.deal_over),
+            "d", event_flags(e),
         ]  # fmt: skip
 
     @staticmethod
@@ -352,7 +353,8 @@ class RedisStore(Store):
             state=bytes(f[b"x"]),
             seats=seats_from_json(f[b"se"].decode()),
             status=Status(f[b"st"].decode()),
-            deal_over=f[b"d"] == b"1",
+            deal_over=bool(int(f[b"d"]) & 1),
+            auto=bool(int(f[b"d"]) & 2),
         )
 
     # --- writing ------------------------------------------------------------------------

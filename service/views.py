@@ -205,4 +205,5 @@ def table_event(
         view=table_view(game, snap, observer),
         time=event.time,
         deal_over=event.deal_over,
+        auto=event.auto,
     )
