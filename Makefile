@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 GENERATED := gen/.generated
 PROTOS := $(wildcard protos/croupier/v1/*.proto)
 
-.PHONY: setup gen run serve bots play test lint bench clean
+.PHONY: setup gen run serve bots play test lint bench soak clean
 
 setup: $(INSTALLED) $(GENERATED)
 
@@ -50,6 +50,9 @@ bench: setup
 	$(BIN)/python -m bench.rpc_latency
 	$(BIN)/python -m bench.strength speed
 	@echo "strength: python -m bench.strength ladder dou_dizhu | duel --level hard --opponent rlcard (hours on 2 cores)"
+
+soak: setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) gen var .pytest_cache .hypothesis

@@ -297,6 +297,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         token = bearer_token(context)
         record = await self.tables.get(request.table_id)
         seat = self.tables.authenticate(record, token)
+        if seat is not None and record.seats[seat].away:
+            record = await self.tables.come_back(record, seat)
         f.update(seat=seat, version=record.version)
         return views.table_view(self.tables.game(record.game), record, seat)
 
@@ -330,6 +332,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat
+        if seat is not None and record.seats[seat].away:
+            record = await self.tables.come_back(record, seat)
         with self.guard.stream(table_id):
             async for event in self._stream(record, seat, token, request.from_version, f):
                 yield event

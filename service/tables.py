@@ -20,7 +20,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.contract import Game, IllegalMove
@@ -54,6 +54,9 @@ DEFAULT_BOT_LEVEL = "random"
 # that has not moved this long after the table's last event is played for (auto moves).
 TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {"private": bool, "turn_seconds": (int, float)}
 MAX_TURN_SECONDS = 24 * 3600.0
+# turn timers that run out in a row before a seat counts as gone: from then on the server plays
+# for it as soon as it is to act, until its person calls again with the seat token
+AWAY_AFTER_TIMEOUTS = 2
 
 
 class Code(enum.Enum):
@@ -532,11 +535,15 @@ class Tables:
                 raise TableError(
                     Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
                 )
-            return await self._play(record, game, state, seat, move)
+            mover = record.seats[seat]
+            seats = None
+            if mover.timeouts or mover.away:  # back at the table: the timer count starts over
+                seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
+            return await self._play(record, game, state, seat, move, seats=seats)
 
     async def _play(
         self, record: TableRecord, game: Game, state: Any, seat: int, move: Any,
-        auto: bool = False,
+        auto: bool = False, seats: tuple[Seat, ...] | None = None,
     ) -> MoveOutcome:
         """Applies and commits one move of `seat` (the caller holds the table's lock)."""
         try:
@@ -555,7 +562,9 @@ class Tables:
         data = game.encode(after)
         states.remember(game, data, after)
         status = Status.FINISHED if over else record.status
-        new = record.with_(state=data, status=status, version=record.version + 1)
+        new = record.with_(
+            state=data, status=status, version=record.version + 1, seats=seats or record.seats
+        )
         events = [
             self._event(
                 new, EventKind.MOVE, seat, record.seats[seat].name, now, canonical, deal_over,
@@ -609,23 +618,42 @@ class Tables:
                 record = await self.store.get(candidate.table_id)
                 if record is None or record.status != Status.PLAYING:
                     continue
-                last = await self.store.events_after(record.table_id, record.version - 1, 1)
-                if not last or last[0].time + limit > self.clock():
-                    continue
                 game = self.game(record.game)
                 state = states.decode(game, record.state)
                 acting = sorted(game.to_act(state))
                 if not acting:
                     continue
                 seat = acting[0]
+                mover = record.seats[seat]
+                if not mover.away:
+                    last = await self.store.events_after(record.table_id, record.version - 1, 1)
+                    if not last or last[0].time + limit > self.clock():
+                        continue
+                count = mover.timeouts + 1
+                gone = replace(mover, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
+                seats = record.seats[:seat] + (gone,) + record.seats[seat + 1 :]
                 legal = list(game.legal_moves(state, seat))
                 move = choose(record.game)(game, state, seat, legal, random.Random())
                 try:
-                    await self._play(record, game, state, seat, move, auto=True)
+                    await self._play(record, game, state, seat, move, auto=True, seats=seats)
                 except TableError:
                     continue  # another writer moved first: the timer starts again
                 played += 1
         return played
+
+    async def come_back(self, record: TableRecord, seat: int) -> TableRecord:
+        """Hands an away seat back to its person (who just called with its token): the
+        server stops playing for it; a JOINED event tells the table."""
+        async with self.lock(record.table_id):
+            fresh = await self.get(record.table_id)
+            mover = fresh.seats[seat]
+            if not mover.away or mover.token_hash != record.seats[seat].token_hash:
+                return fresh
+            seats = fresh.seats[:seat] + (mover.back(),) + fresh.seats[seat + 1 :]
+            new = fresh.with_(seats=seats, version=fresh.version + 1)
+            event = self._event(new, EventKind.JOINED, seat, mover.name, self.clock())
+            await self._commit(fresh, new, [event])
+            return new
 
     # --- reading ------------------------------------------------------------------------
     async def list(

@@ -106,6 +106,7 @@ class _TableTemplates:
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
+                    away=s.away,
                 )
                 for i, s in enumerate(seats)
             ],

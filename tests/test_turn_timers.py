@@ -57,3 +57,26 @@ def test_the_server_plays_for_a_seat_whose_time_ran_out(server: ServerProcess,
     assert not next(iter(history)).auto  # the person's move
     history.cancel()
     assert stored_table(server.db, idle) == idle_before
+
+
+def test_a_gone_seat_is_played_for_at_once_and_handed_back(server: ServerProcess,
+                                                          client: Client) -> None:
+    """After two timeouts in a row a seat counts as gone (away): the server plays it as soon
+    as it is to act; any call with its token hands it back (a JOINED event says so)."""
+    tid = client.create(options=_options(turn_seconds=0.3, deals=1)).table_id
+    for seat in range(3):
+        client.join(tid, name=f"p{seat}", seat=seat)
+    away = None
+    for event in client.stream(tid, from_version=4, timeout=60):
+        gone = [s.seat for s in event.view.table.seats if s.away]
+        if gone:
+            away = gone[0]
+            break
+        assert event.kind != pb.EVENT_KIND_END, "the match ended before a seat went away"
+    assert away is not None
+    back = client.view(tid, away)  # the person calls with the seat token: handed back
+    assert not back.table.seats[away].away
+    seen = client.stream(tid, from_version=back.version - 1, seat=away, timeout=10)
+    event = next(iter(seen))
+    seen.cancel()
+    assert event.kind == pb.EVENT_KIND_JOINED and event.seat == away
