@@ -5,7 +5,8 @@
 
 - scripted clients play Dou Dizhu tables of their own (every seat held by the script, random
   legal moves with `expected_version`), and a spectator stream follows each table;
-- bot tables (every seat reserved for a `random` bot) are played by the bot worker;
+- bot tables (every seat reserved for a `random` bot) are played by the bot worker, with a
+  turn timer, so that seats held by a killed worker are played by the server;
 - every `--kill-every` seconds (on average) the server or the bot worker is killed with
   SIGKILL and started again (same port, same store). A Redis store itself is never killed:
   it may be shared; kill it by hand to try that.
@@ -126,9 +127,9 @@ async def retrying(soak: Soak, call, *args, **kw):
             await asyncio.sleep(0.2)
 
 
-def _options() -> struct_pb2.Struct:
+def _options(**extra: object) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
-    s.update({"deals": 1})
+    s.update({"deals": 1, **extra})
     return s
 
 
@@ -212,7 +213,9 @@ async def follow(stub: pb_grpc.CroupierStub, tid: str, soak: Soak) -> None:
 
 async def bot_tables(stub: pb_grpc.CroupierStub, soak: Soak, until: float) -> None:
     while time.monotonic() < until:
-        req = pb.CreateTableRequest(game="dou_dizhu", options=_options(), seats=[
+        # a killed bot worker takes its seat tokens with it: the turn timer lets the server
+        # play those seats (after two timeouts at once) so that the table still finishes
+        req = pb.CreateTableRequest(game="dou_dizhu", options=_options(turn_seconds=2), seats=[
             pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * 3)
         table = await retrying(soak, stub.CreateTable, req)
         soak.started.append(table.table_id)
