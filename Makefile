@@ -10,7 +10,7 @@ PROTOS := $(wildcard protos/croupier/v1/*.proto)
 WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
 WEB_DIST := web/dist/index.html
 
-.PHONY: setup gen web run serve bots play test lint bench clean
+.PHONY: setup gen web run serve bots play test lint bench soak clean
 
 setup: $(INSTALLED) $(GENERATED)
 
@@ -68,6 +68,9 @@ bench: setup
 	$(BIN)/python -m bench.rpc_latency
 	$(BIN)/python -m bench.strength speed
 	@echo "strength: python -m bench.strength ladder dou_dizhu | duel --level hard --opponent rlcard (hours on 2 cores)"
+
+soak: setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) gen var .pytest_cache .hypothesis web/node_modules web/dist web/src/gen

@@ -83,6 +83,25 @@ class Settings:
     levels: frozenset[str] | None = None  # None: any level (unknown ones play random)
     poll: float = DEFAULT_POLL
     name: str = ""
+    api_key: str = ""  # sent as x-api-key when claiming seats (servers with --api-keys)
+    tls_ca: str = ""  # set: TLS, trusting this CA for the server's certificate
+    tls_cert: str = ""  # with tls_key: the worker's client certificate (mutual TLS)
+    tls_key: str = ""
+
+    def channel(self) -> grpc.aio.Channel:
+        """A channel to the server: TLS when a CA is given, else plaintext."""
+        if not self.tls_ca:
+            return grpc.aio.insecure_channel(self.server, options=CHANNEL_OPTIONS)
+        with open(self.tls_ca, "rb") as f:
+            ca = f.read()
+        key = chain = None
+        if self.tls_cert:
+            with open(self.tls_key, "rb") as f:
+                key = f.read()
+            with open(self.tls_cert, "rb") as f:
+                chain = f.read()
+        creds = grpc.ssl_channel_credentials(ca, key, chain)
+        return grpc.aio.secure_channel(self.server, creds, options=CHANNEL_OPTIONS)
 
     def serves(self, level: str) -> bool:
         return self.levels is None or (level or DEFAULT_LEVEL) in self.levels
@@ -325,7 +344,7 @@ class Worker:
             levels=sorted(self.settings.levels) if self.settings.levels else "any",
             poll=self.settings.poll,
         )
-        async with grpc.aio.insecure_channel(self.settings.server, options=CHANNEL_OPTIONS) as ch:
+        async with self.settings.channel() as ch:
             stub = croupier_pb2_grpc.CroupierStub(ch)
             await self._poll(stub)
             await self._drain()
@@ -394,6 +413,7 @@ class Worker:
             joined = await stub.JoinTable(
                 croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, name=name, bot=True),
                 timeout=RPC_TIMEOUT,
+                metadata=(("x-api-key", self.settings.api_key),) if self.settings.api_key else None,
             )
         except grpc.aio.AioRpcError as error:
             # Usually another worker won the race: skip the seat for a while.
@@ -559,6 +579,27 @@ def build_parser() -> argparse.ArgumentParser:
         "0 = off (env CROUPIER_BOT_METRICS_PORT; default %(default)s)",
     )
     parser.add_argument(
+        "--api-key",
+        default=os.environ.get("CROUPIER_API_KEY", ""),
+        help="API key with the 'bots' role, for servers run with --api-keys "
+        "(env CROUPIER_API_KEY)",
+    )
+    parser.add_argument(
+        "--tls-ca",
+        default=os.environ.get("CROUPIER_TLS_CA", ""),
+        help="connect with TLS, trusting this CA certificate (PEM) (env CROUPIER_TLS_CA)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("CROUPIER_BOT_TLS_CERT", ""),
+        help="client certificate for mutual TLS (PEM; with --tls-key) (env CROUPIER_BOT_TLS_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("CROUPIER_BOT_TLS_KEY", ""),
+        help="the client certificate's private key (env CROUPIER_BOT_TLS_KEY)",
+    )
+    parser.add_argument(
         "--log-level",
         default=os.environ.get("CROUPIER_LOG_LEVEL", "info"),
         help="debug, info, warning or error (env CROUPIER_LOG_LEVEL; default %(default)s)",
@@ -577,7 +618,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             log.warning("unknown_levels_served_as_random", levels=unknown)
     settings = Settings(
-        server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name
+        server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name,
+        api_key=args.api_key, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
     )
     if settings.workers == 1:
         if args.metrics_port:

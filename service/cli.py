@@ -113,6 +113,48 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_WEB_ROOT; default: web/dist of this checkout)",
     )
 
+    limits = serve.add_argument_group("limits", "refusals are RESOURCE_EXHAUSTED; see "
+                                      "docs/operations.md")
+    limits.add_argument(
+        "--max-message-bytes", type=int, default=defaults.max_message_bytes,
+        help="largest request accepted (env CROUPIER_MAX_MESSAGE_BYTES; default %(default)s)",
+    )
+    limits.add_argument(
+        "--tables-per-client", type=int, default=defaults.tables_per_client,
+        help="unfinished tables one client (API key, else address) may create; 0 = no limit "
+        "(env CROUPIER_TABLES_PER_CLIENT; default %(default)s)",
+    )
+    limits.add_argument(
+        "--streams-per-table", type=int, default=defaults.streams_per_table,
+        help="open StreamTable calls per table; 0 = no limit (env CROUPIER_STREAMS_PER_TABLE; "
+        "default %(default)s)",
+    )
+    limits.add_argument(
+        "--move-rate", default=defaults.move_rate,
+        help="SubmitMove calls per seat, e.g. '10/second'; empty = no limit "
+        "(env CROUPIER_MOVE_RATE; default none)",
+    )
+
+    security = serve.add_argument_group("security", "see docs/operations.md")
+    security.add_argument(
+        "--api-keys", metavar="FILE", default=defaults.api_keys,
+        help="API key file: CreateTable and bot seats then need a key ('x-api-key' metadata) "
+        "(env CROUPIER_API_KEYS_FILE; default: no keys needed)",
+    )
+    security.add_argument(
+        "--tls-cert", metavar="PEM", default=defaults.tls_cert,
+        help="serve TLS with this certificate chain (env CROUPIER_TLS_CERT)",
+    )
+    security.add_argument(
+        "--tls-key", metavar="PEM", default=defaults.tls_key,
+        help="the certificate's private key (env CROUPIER_TLS_KEY)",
+    )
+    security.add_argument(
+        "--tls-client-ca", metavar="PEM", default=defaults.tls_client_ca,
+        help="mutual TLS: clients must present a certificate signed by this CA; such clients "
+        "may take bot seats without an API key (env CROUPIER_TLS_CLIENT_CA)",
+    )
+
     run = sub.add_parser(
         "run",
         help="run a server and a bot worker together: the quickest way to play",
@@ -151,10 +193,20 @@ def _dispatch(name: str, argv: list[str]) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from service import logging as service_logging
+    from service.limits import Limits
+    from service.security import ApiKeys, Tls
     from service.server import serve
 
     service_logging.configure(args.log_level)
     try:
+        limits = Limits(
+            max_message_bytes=args.max_message_bytes,
+            tables_per_client=args.tables_per_client,
+            streams_per_table=args.streams_per_table,
+            move_rate=args.move_rate,
+        )
+        keys = ApiKeys.load(args.api_keys)
+        tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
         asyncio.run(
             serve(
                 args.listen,
@@ -166,6 +218,9 @@ def _serve(args: argparse.Namespace) -> int:
                 args.web_listen,
                 _origins(args.cors_origins),
                 args.web_root,
+                limits,
+                keys,
+                tls,
             )
         )
     except (OSError, ValueError) as e:

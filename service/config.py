@@ -38,6 +38,16 @@ class ServeConfig:
     web_listen: str = ""  # Connect / gRPC-Web and the web client; "" = off
     cors_origins: str = ""  # comma-separated origins allowed to call the web port
     web_root: str = ""  # the built web client; "" = web/dist of this checkout
+    # limits (see service/limits.py); refusals are RESOURCE_EXHAUSTED
+    max_message_bytes: int = 1 << 20
+    tables_per_client: int = 0  # unfinished tables one client may create; 0 = no limit
+    streams_per_table: int = 64  # 0 = no limit
+    move_rate: str = ""  # SubmitMove calls per seat, e.g. "10/second"; "" = no limit
+    # security (see service/security.py)
+    api_keys: str = ""  # key file; "" = no keys needed
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_client_ca: str = ""  # set: clients must present a certificate it signed
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -52,6 +62,14 @@ class ServeConfig:
             web_listen=env("WEB_LISTEN", ""),
             cors_origins=env("CORS_ORIGINS", ""),
             web_root=env("WEB_ROOT", ""),
+            max_message_bytes=int(env_float("MAX_MESSAGE_BYTES", 1 << 20)),
+            tables_per_client=int(env_float("TABLES_PER_CLIENT", 0)),
+            streams_per_table=int(env_float("STREAMS_PER_TABLE", 64)),
+            move_rate=env("MOVE_RATE", ""),
+            api_keys=env("API_KEYS_FILE", ""),
+            tls_cert=env("TLS_CERT", ""),
+            tls_key=env("TLS_KEY", ""),
+            tls_client_ca=env("TLS_CLIENT_CA", ""),
         )
 
 

@@ -26,8 +26,10 @@ from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
 from service import metrics, views
+from service.limits import Guard, Limits, client_key
 from service.logging import get_logger
 from service.records import export_record
+from service.security import ApiKeys, Tls, api_key, certified
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
@@ -188,9 +190,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         tables: Tables,
         catalog: Callable[[], Iterable[Game]] = default_catalog,
         poll_seconds: float = 1.0,
+        guard: Guard | None = None,
+        keys: ApiKeys | None = None,
     ) -> None:
         self.tables = tables
         self.catalog = catalog
+        self.guard = guard or Guard(Limits())
+        self.keys = keys or ApiKeys()
         # streams re-read the store this often even without a local signal: that is how they
         # see moves written by another process sharing the store
         self.poll_seconds = poll_seconds
@@ -218,10 +224,17 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             else:
                 raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
         # Struct numbers are doubles: give integral ones back their integer type
+        try:
+            raw = json_format.MessageToDict(request.options)
+        except ValueError as e:  # NaN or infinity: no JSON value, no option value either
+            raise TableError(Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}") from None
         options = {
-            k: int(v) if isinstance(v, float) and v.is_integer() else v
-            for k, v in json_format.MessageToDict(request.options).items()
+            k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
+        key = api_key(context)
+        self.keys.require(key, "tables", "Creating tables")
+        client = client_key(context.peer(), key if self.keys.enabled else None)
+        await self.guard.check_create(client, self.tables.store.get)
         record = await self.tables.create(
             request.game,
             request.players,
@@ -230,6 +243,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.fill_with_bots_after_seconds,
             request.fill_level,
         )
+        self.guard.created(client, record.table_id)
         f.update(table=record.table_id, version=record.version)
         return views.table_summary(self.tables.game(record.game), record)
 
@@ -238,6 +252,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.JoinTableRequest, context: Any, f: dict[str, Any]
     ) -> pb.JoinTableResponse:
         f.update(table=request.table_id, bot=request.bot)
+        if request.bot:
+            self.keys.require(api_key(context), "bots", "Taking bot seats", certified(context))
         seat = request.seat if request.HasField("seat") else None
         seat, token, record = await self.tables.join(
             request.table_id, seat, request.name, request.bot
@@ -282,6 +298,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         token = bearer_token(context)
         record = await self.tables.get(request.table_id)
         seat = self.tables.authenticate(record, token)
+        if seat is not None and record.seats[seat].away:
+            record = await self.tables.come_back(record, seat)
         f.update(seat=seat, version=record.version)
         return views.table_view(self.tables.game(record.game), record, seat)
 
@@ -291,6 +309,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
     ) -> pb.SubmitMoveResponse:
         f.update(table=request.table_id, expected_version=request.expected_version)
         token = bearer_token(context)
+        self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
             request.table_id, token, request.move, request.expected_version
         )
@@ -314,11 +333,26 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat
+        if seat is not None and record.seats[seat].away:
+            record = await self.tables.come_back(record, seat)
+        with self.guard.stream(table_id):
+            async for event in self._stream(record, seat, token, request.from_version, f):
+                yield event
+
+    async def _stream(
+        self,
+        record: Any,
+        seat: int | None,
+        token: str | None,
+        from_version: int,
+        f: dict[str, Any],
+    ) -> AsyncIterator[pb.TableEvent]:
+        table_id = record.table_id
         digest = hash_token(token) if token and seat is not None else ""
         start_version = record.version
         game = self.tables.game(record.game)
         store: Store = self.tables.store
-        last = request.from_version
+        last = from_version
         before: bytes | None = None
         if last >= 1:
             # the state before the next event, to show its move as this subscriber may see it
@@ -386,6 +420,58 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         return out
 
 
+_UNPARSEABLE = object()
+
+
+class RejectUnparseable(grpc.aio.ServerInterceptor):
+    """Bytes that are no valid request message get INVALID_ARGUMENT with a message saying so;
+    without this, grpc answers UNKNOWN with a protobuf exception as its text."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        method = details.method or ""
+        if handler is None or not method.startswith(f"/{SERVICE_NAME}/"):
+            return handler
+        parse = handler.request_deserializer
+        name = method.rsplit("/", 1)[-1]
+        message = f"the request is not a valid {name} request message"
+
+        def safe_parse(data: bytes) -> Any:
+            try:
+                return parse(data)
+            except Exception:
+                return _UNPARSEABLE
+
+        if handler.unary_unary is not None:
+            unary_fn = handler.unary_unary
+
+            async def unary_checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                if request is _UNPARSEABLE:
+                    log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                return await unary_fn(request, context)
+
+            return handler._replace(request_deserializer=safe_parse, unary_unary=unary_checked)
+        if handler.unary_stream is not None:
+            stream_fn = handler.unary_stream
+
+            async def stream_checked(
+                request: Any, context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[Any]:
+                if request is _UNPARSEABLE:
+                    log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                async for item in stream_fn(request, context):
+                    yield item
+
+            return handler._replace(request_deserializer=safe_parse, unary_stream=stream_checked)
+        return handler
+
+
 async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
     """Waits for the local wake-up (a write through this process, or shutting down) or the
     store's (a write through another replica), whichever comes first."""
@@ -399,7 +485,10 @@ async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
 
 
 async def fill_seats_forever(tables: Tables, interval: float) -> None:
-    """Hands empty human seats to bots once their table's fill delay has passed."""
+    """Hands empty human seats to bots once their table's fill delay has passed, and plays
+    for seats whose turn timer ran out (the game's heuristic player)."""
+    from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
+
     bg = get_logger("croupier.fill")
     while True:
         try:
@@ -408,6 +497,12 @@ async def fill_seats_forever(tables: Tables, interval: float) -> None:
                 bg.info("seats_opened_to_bots", tables=changed)
         except Exception as exc:  # keep filling even if one round fails
             bg.error("fill_failed", error=type(exc).__name__)
+        try:
+            played = await tables.play_overdue(get_heuristic)
+            if played:
+                bg.info("turns_timed_out", moves=played)
+        except Exception as exc:
+            bg.error("turn_timer_failed", error=type(exc).__name__)
         await asyncio.sleep(interval)
 
 
@@ -458,16 +553,25 @@ async def start(
     web_listen: str = "",
     cors_origins: Sequence[str] = (),
     web_root: str = "",
+    limits: Limits | None = None,
+    keys: ApiKeys | None = None,
+    tls: Tls | None = None,
 ) -> Server:
+    limits = limits or Limits()
+    tls = tls or Tls()
+    credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
     store = open_store(store_url)
     tables = Tables(store)
     server = grpc.aio.server(
+        interceptors=[RejectUnparseable()],
         options=[
-            ("grpc.max_receive_message_length", 1 << 20),
+            ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
     )
-    servicer = CroupierServicer(tables, poll_seconds=poll_seconds)
+    servicer = CroupierServicer(
+        tables, poll_seconds=poll_seconds, guard=Guard(limits), keys=keys
+    )
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -480,7 +584,10 @@ async def start(
         server,
     )
     try:
-        port = server.add_insecure_port(listen)
+        if credentials is not None:
+            port = server.add_secure_port(listen, credentials)
+        else:
+            port = server.add_insecure_port(listen)
     except RuntimeError as e:
         await store.close()
         raise OSError(f"cannot listen on {listen}: {e}") from None
@@ -510,6 +617,9 @@ async def serve(
     web_listen: str = "",
     cors_origins: Sequence[str] = (),
     web_root: str = "",
+    limits: Limits | None = None,
+    keys: ApiKeys | None = None,
+    tls: Tls | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
@@ -523,6 +633,9 @@ async def serve(
         web_listen=web_listen,
         cors_origins=cors_origins,
         web_root=web_root,
+        limits=limits,
+        keys=keys,
+        tls=tls,
     )
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None

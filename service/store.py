@@ -13,7 +13,7 @@ import enum
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -69,6 +69,12 @@ class Seat:
     is_bot: bool = False
     token_hash: str = ""
     joined_at: float = 0.0
+    timeouts: int = 0  # turn timers that ran out in a row for this seat
+    away: bool = False  # gone: the server plays for it at once, until it comes back
+
+    def back(self) -> Seat:
+        """The seat with its person back at it: no timeouts, not away."""
+        return replace(self, timeouts=0, away=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +85,8 @@ class Seat:
             "is_bot": self.is_bot,
             "token_hash": self.token_hash,
             "joined_at": self.joined_at,
+            **({"timeouts": self.timeouts} if self.timeouts else {}),
+            **({"away": True} if self.away else {}),
         }
 
     @classmethod
@@ -91,6 +99,8 @@ class Seat:
             is_bot=bool(data.get("is_bot", False)),
             token_hash=data.get("token_hash", ""),
             joined_at=float(data.get("joined_at", 0.0)),
+            timeouts=int(data.get("timeouts", 0)),
+            away=bool(data.get("away", False)),
         )
 
 
@@ -167,6 +177,13 @@ class Event:
     seats: tuple[Seat, ...] = field(default=())
     status: Status = Status.WAITING
     deal_over: bool = False
+    auto: bool = False  # played by the server for a seat whose turn timer ran out
+
+
+def event_flags(e: Event) -> int:
+    """deal_over and auto packed into one integer (bit 0, bit 1): the stores keep it where
+    deal_over alone was, so tables written before `auto` existed read back unchanged."""
+    return int(e.deal_over) | (2 if e.auto else 0)
 
 
 @dataclass(frozen=True)

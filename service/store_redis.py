@@ -55,6 +55,7 @@ from service.store import (
     TableRecord,
     VersionConflict,
     check_commit,
+    event_flags,
     matches,
     seats_from_json,
     seats_to_json,
@@ -264,12 +265,22 @@ class _Reader:
             self._conn = None
 
 
+POOL_CONNECTIONS = 64
+POOL_WAIT_SECONDS = 10.0
+
+
 class RedisStore(Store):
     def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
         self._url, url_prefix, url_retention = parse_url(url)
         self.prefix = url_prefix if prefix is None else prefix
         self.retention = url_retention if retention is None else retention
-        self._redis: aioredis.Redis = aioredis.from_url(self._url)
+        # a blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free
+        # connection instead of failing (redis-py 8's default pool refuses the 101st at once,
+        # which turned 100 busy tables into UNAVAILABLE answers)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            self._url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
+        )
+        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._script = self._redis.register_script(COMMIT_LUA)
         self._seats_json = _SeatsJson()
         self._reader = _Reader(self)
@@ -336,7 +347,7 @@ class RedisStore(Store):
             "x", e.state,
             "se", self._seats_json(e.seats),
             "st", e.status.value,
-            "d", int(e.deal_over),
+            "d", event_flags(e),
         ]  # fmt: skip
 
     @staticmethod
@@ -352,7 +363,8 @@ class RedisStore(Store):
             state=bytes(f[b"x"]),
             seats=seats_from_json(f[b"se"].decode()),
             status=Status(f[b"st"].decode()),
-            deal_over=f[b"d"] == b"1",
+            deal_over=bool(int(f[b"d"]) & 1),
+            auto=bool(int(f[b"d"]) & 2),
         )
 
     # --- writing ------------------------------------------------------------------------
@@ -502,4 +514,4 @@ class RedisStore(Store):
 
     async def close(self) -> None:
         await self._reader.close()
-        await self._redis.aclose()
+        await self._redis.aclose(close_connection_pool=True)

@@ -53,6 +53,7 @@ from service.store import (
     TableRecord,
     VersionConflict,
     check_commit,
+    event_flags,
     seats_from_json,
     seats_to_json,
 )
@@ -156,7 +157,7 @@ def _event_row(e: Event, seats_json: str | None = None) -> tuple[Any, ...]:
         e.state,
         seats_to_json(e.seats) if seats_json is None else seats_json,
         e.status.value,
-        int(e.deal_over),
+        event_flags(e),
     )
 
 
@@ -172,7 +173,8 @@ def _event(row: tuple[Any, ...]) -> Event:
         state=bytes(row[7]),
         seats=seats_from_json(row[8]),
         status=Status(row[9]),
-        deal_over=bool(row[10]),
+        deal_over=bool(row[10] & 1),
+        auto=bool(row[10] & 2),
     )
 
 

@@ -15,11 +15,12 @@ import hashlib
 import hmac
 import json
 import math
+import random
 import secrets
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.contract import Game, IllegalMove
@@ -48,6 +49,14 @@ DEFAULT_LIST_LIMIT = 100
 MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
 DEFAULT_BOT_LEVEL = "random"
+# Options of the table rather than the game: kept in the table's options, never given to the
+# engine. private: spectators (calls without a seat token) are refused; turn_seconds: a seat
+# that has not moved this long after the table's last event is played for (auto moves).
+TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {"private": bool, "turn_seconds": (int, float)}
+MAX_TURN_SECONDS = 24 * 3600.0
+# turn timers that run out in a row before a seat counts as gone: from then on the server plays
+# for it as soon as it is to act, until its person calls again with the seat token
+AWAY_AFTER_TIMEOUTS = 2
 
 
 class Code(enum.Enum):
@@ -184,6 +193,12 @@ class Tables:
     def authenticate(record: TableRecord, token: str | None) -> int | None:
         """The seat holding `token`; None without a token (a spectator)."""
         if not token:
+            if record.options.get("private"):
+                raise TableError(
+                    Code.PERMISSION_DENIED,
+                    f"table {record.table_id} is private: spectators are not admitted; "
+                    "send the seat token of a seat you hold",
+                )
             return None
         digest = hash_token(token)
         found = None
@@ -285,9 +300,24 @@ class Tables:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
             )
+        for name, kind in TABLE_OPTIONS.items():
+            value = options.get(name)
+            if name in options and (not isinstance(value, kind) or (
+                    kind is not bool and isinstance(value, bool))):
+                what = "true or false" if kind is bool else "a number of seconds"
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}"
+                )
+        turn = options.get("turn_seconds", 0)
+        if not (math.isfinite(turn) and 0 <= turn <= MAX_TURN_SECONDS):
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
+            )
         seed = secrets.token_hex(16)
         try:
-            state = game.new_game(players, dict(options), seed)
+            game_options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+            state = game.new_game(players, game_options, seed)
         except ValueError as e:
             raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
         seat_records = tuple(
@@ -505,33 +535,47 @@ class Tables:
                 raise TableError(
                     Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
                 )
-            try:
-                after = game.apply(state, seat, move)
-            except IllegalMove as e:
-                raise TableError(
-                    Code.FAILED_PRECONDITION,
-                    f"illegal move {game.format_move(move)!r}: {e}",
-                    "illegal move",
-                ) from None
-            canonical = game.format_move(move)
-            public = game.redact(state, seat, move, None)
-            over = game.is_over(after)
-            deal_over = over or game.deal_number(after) != game.deal_number(state)
-            now = self.clock()
-            data = game.encode(after)
-            states.remember(game, data, after)
-            status = Status.FINISHED if over else record.status
-            new = record.with_(state=data, status=status, version=record.version + 1)
-            events = [
-                self._event(
-                    new, EventKind.MOVE, seat, record.seats[seat].name, now, canonical, deal_over
-                )
-            ]
-            if over:
-                new = new.with_(version=new.version + 1)
-                events.append(self._event(new, EventKind.END, -1, "", now))
-            await self._commit(record, new, events)
-            return MoveOutcome(new, seat, canonical, public, tuple(events))
+            mover = record.seats[seat]
+            seats = None
+            if mover.timeouts or mover.away:  # back at the table: the timer count starts over
+                seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
+            return await self._play(record, game, state, seat, move, seats=seats)
+
+    async def _play(
+        self, record: TableRecord, game: Game, state: Any, seat: int, move: Any,
+        auto: bool = False, seats: tuple[Seat, ...] | None = None,
+    ) -> MoveOutcome:
+        """Applies and commits one move of `seat` (the caller holds the table's lock)."""
+        try:
+            after = game.apply(state, seat, move)
+        except IllegalMove as e:
+            raise TableError(
+                Code.FAILED_PRECONDITION,
+                f"illegal move {game.format_move(move)!r}: {e}",
+                "illegal move",
+            ) from None
+        canonical = game.format_move(move)
+        public = game.redact(state, seat, move, None)
+        over = game.is_over(after)
+        deal_over = over or game.deal_number(after) != game.deal_number(state)
+        now = self.clock()
+        data = game.encode(after)
+        states.remember(game, data, after)
+        status = Status.FINISHED if over else record.status
+        new = record.with_(
+            state=data, status=status, version=record.version + 1, seats=seats or record.seats
+        )
+        events = [
+            self._event(
+                new, EventKind.MOVE, seat, record.seats[seat].name, now, canonical, deal_over,
+                auto,
+            )
+        ]
+        if over:
+            new = new.with_(version=new.version + 1)
+            events.append(self._event(new, EventKind.END, -1, "", now))
+        await self._commit(record, new, events)
+        return MoveOutcome(new, seat, canonical, public, tuple(events))
 
     @staticmethod
     def _event(
@@ -542,6 +586,7 @@ class Tables:
         now: float,
         move: str = "",
         deal_over: bool = False,
+        auto: bool = False,
     ) -> Event:
         return Event(
             table_id=record.table_id,
@@ -555,7 +600,60 @@ class Tables:
             seats=record.seats,
             status=record.status,
             deal_over=deal_over,
+            auto=auto,
         )
+
+    async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
+        """Plays for the seat to act at every playing table whose `turn_seconds` have passed
+        since its last event, with `choose(game_name)(game, state, seat, legal, rng)` (the
+        game's heuristic player); the event says `auto`. Where several seats may act, the
+        lowest is played for. Returns how many moves were played."""
+        played = 0
+        flt = TableFilter(status=Status.PLAYING, limit=MAX_LIST_LIMIT)
+        for candidate in await self.store.list(flt):
+            limit = candidate.options.get("turn_seconds") or 0
+            if not limit:
+                continue
+            async with self.lock(candidate.table_id):
+                record = await self.store.get(candidate.table_id)
+                if record is None or record.status != Status.PLAYING:
+                    continue
+                game = self.game(record.game)
+                state = states.decode(game, record.state)
+                acting = sorted(game.to_act(state))
+                if not acting:
+                    continue
+                seat = acting[0]
+                mover = record.seats[seat]
+                if not mover.away:
+                    last = await self.store.events_after(record.table_id, record.version - 1, 1)
+                    if not last or last[0].time + limit > self.clock():
+                        continue
+                count = mover.timeouts + 1
+                gone = replace(mover, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
+                seats = record.seats[:seat] + (gone,) + record.seats[seat + 1 :]
+                legal = list(game.legal_moves(state, seat))
+                move = choose(record.game)(game, state, seat, legal, random.Random())
+                try:
+                    await self._play(record, game, state, seat, move, auto=True, seats=seats)
+                except TableError:
+                    continue  # another writer moved first: the timer starts again
+                played += 1
+        return played
+
+    async def come_back(self, record: TableRecord, seat: int) -> TableRecord:
+        """Hands an away seat back to its person (who just called with its token): the
+        server stops playing for it; a JOINED event tells the table."""
+        async with self.lock(record.table_id):
+            fresh = await self.get(record.table_id)
+            mover = fresh.seats[seat]
+            if not mover.away or mover.token_hash != record.seats[seat].token_hash:
+                return fresh
+            seats = fresh.seats[:seat] + (mover.back(),) + fresh.seats[seat + 1 :]
+            new = fresh.with_(seats=seats, version=fresh.version + 1)
+            event = self._event(new, EventKind.JOINED, seat, mover.name, self.clock())
+            await self._commit(fresh, new, [event])
+            return new
 
     # --- reading ------------------------------------------------------------------------
     async def list(

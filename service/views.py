@@ -106,6 +106,7 @@ class _TableTemplates:
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
+                    away=s.away,
                 )
                 for i, s in enumerate(seats)
             ],
@@ -205,4 +206,5 @@ def table_event(
         view=table_view(game, snap, observer),
         time=event.time,
         deal_over=event.deal_over,
+        auto=event.auto,
     )

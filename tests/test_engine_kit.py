@@ -74,3 +74,81 @@ def test_decode_never_crashes(name: str, data: bytes) -> None:
     game = GAMES[name]
     with contextlib.suppress(ValueError):
         game.decode(data)
+
+
+def _samples(name: str) -> tuple[list[bytes], list[str]]:
+    """Encodings and move texts met along a few random games of `name` (cached)."""
+    import random
+
+    from tests.engine_kit import play_random
+
+    if name not in _SAMPLES:
+        game, encodings, texts = GAMES[name], [], []
+
+        def step(state, seat, move):
+            if len(encodings) < 200:
+                encodings.append(game.encode(state))
+            texts.append(game.format_move(move))
+
+        for i, setup in enumerate(SETUPS[name]):
+            play_random(game, setup, f"fuzz{i}", random.Random(i), step)
+        _SAMPLES[name] = (encodings, sorted(set(texts)))
+    return _SAMPLES[name]
+
+
+_SAMPLES: dict[str, tuple[list[bytes], list[str]]] = {}
+
+
+@st.composite
+def _mutated(draw: st.DrawFn, pool: list) -> bytes | str:
+    """A valid value with a few random edits: flips, cuts, insertions, splices."""
+    value = draw(st.sampled_from(pool))
+    chars = draw(st.binary(min_size=1, max_size=4)) if isinstance(value, bytes) else draw(
+        st.text(min_size=1, max_size=4))
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(value)))
+        edit = draw(st.sampled_from(["flip", "cut", "insert", "truncate", "dup"]))
+        if edit == "flip" and i < len(value):
+            value = value[:i] + chars[:1] + value[i + 1:]
+        elif edit == "cut":
+            value = value[:i] + value[i + draw(st.integers(1, 8)):]
+        elif edit == "insert":
+            value = value[:i] + chars + value[i:]
+        elif edit == "truncate":
+            value = value[:i]
+        else:
+            value = value + value[i:]
+    return value
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_encodings_decode_or_raise_value_error(name: str, data: st.DataObject) -> None:
+    """Corrupted states never crash decode with anything but ValueError; what does decode
+    re-encodes to itself and answers the contract's questions without crashing."""
+    game = GAMES[name]
+    encodings, _ = _samples(name)
+    blob = data.draw(_mutated(encodings))
+    try:
+        state = game.decode(blob)
+    except ValueError:
+        return
+    assert game.decode(game.encode(state)) == state
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_moves_parse_or_raise_value_error(name: str, data: st.DataObject) -> None:
+    """Near-misses of real moves (the likeliest typos) parse to a move that round-trips, or
+    raise ValueError, never anything else."""
+    game = GAMES[name]
+    _, texts = _samples(name)
+    text = data.draw(st.one_of(_mutated(texts), st.sampled_from(texts).map(str.upper),
+                               st.sampled_from(texts).map(lambda t: f"  {t}\t")))
+    try:
+        move = game.parse_move(text)
+    except ValueError:
+        return
+    assert game.parse_move(game.format_move(move)) == move

@@ -1,0 +1,274 @@
+"""Secrecy: no seat (or spectator) ever learns another seat's hidden cards.
+
+Engines: over thousands of random states of every registered game, hidden cards are moved
+between the places an observer cannot see (other seats' hands, the draw pile, the stock, cards
+set aside) and the observer's view must not change: a view that depends on where the hidden
+cards lie leaks them. `redact` may only show cards the observer's views show. Then through a
+real server: every streamed event, every error message and every server log line is checked
+for other seats' cards and for tokens.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from croupier.v1 import dobro_pb2, doppelkopf_pb2, dou_dizhu_pb2, sobe_e_desce_pb2
+from google.protobuf.message import Message
+
+from engines.contract import Game
+from engines.registry import GAMES
+from tests.engine_kit import SETUPS, play_random
+from tests.support import Client, ServerProcess, bearer, stored_event_states
+from tests.test_service_api import log_lines
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """Where one game keeps cards, as its State message spells them."""
+
+    state: type[Message]
+    split: Callable[[str], list[str]]
+    join: Callable[[list[str]], str]
+    per_seat: tuple[str, ...]  # repeated string fields, one entry per seat
+    shared: tuple[str, ...] = ()  # string fields nobody sees (draw piles, stock, aside)
+    mirrored: str = ""  # a per-seat field holding the same unplayed cards (dealt hands)
+
+
+def _chars(text: str) -> list[str]:
+    return list(text)
+
+
+SECRETS: dict[str, Secrets] = {
+    "dou_dizhu": Secrets(dou_dizhu_pb2.DouDizhuState, _chars, "".join, ("hands",)),
+    "dobro": Secrets(dobro_pb2.DobroState, str.split, " ".join, ("hands",), ("pile", "aside")),
+    "doppelkopf": Secrets(
+        doppelkopf_pb2.DoppelkopfState, str.split, " ".join, ("hands",), mirrored="dealt"
+    ),
+    "sobe_e_desce": Secrets(
+        sobe_e_desce_pb2.SobeEDesceState, str.split, " ".join, ("hands", "discards"),
+        ("pending", "stock"),
+    ),
+}
+
+
+def test_every_game_has_its_secrets_named() -> None:
+    assert set(SECRETS) >= set(GAMES), "name the hidden places of every new game here"
+
+
+def hidden_places(msg: Message, sec: Secrets, observer: int | None) -> list[tuple[str, int]]:
+    """(field, index) of every place `observer` cannot see; index -1 for a shared field."""
+    places = [(f, -1) for f in sec.shared]
+    for field in sec.per_seat:
+        places += [(field, s) for s in range(len(getattr(msg, field))) if s != observer]
+    return places
+
+
+def _get(msg: Message, field: str, index: int) -> str:
+    return getattr(msg, field) if index < 0 else getattr(msg, field)[index]
+
+
+def _set(msg: Message, field: str, index: int, value: str) -> None:
+    if index < 0:
+        setattr(msg, field, value)
+    else:
+        getattr(msg, field)[index] = value
+
+
+def swapped(game: Game, sec: Secrets, data: bytes, observer: int | None,
+            rng: random.Random) -> Iterator[object]:
+    """States that differ from `data` only in where two hidden cards lie (for `observer`)."""
+    base = sec.state.FromString(data)
+    places = [p for p in hidden_places(base, sec, observer) if sec.split(_get(base, *p))]
+    if len(places) < 2:
+        return
+    for _ in range(3):
+        (fa, ia), (fb, ib) = rng.sample(places, 2)
+        msg = sec.state.FromString(data)
+        a, b = sec.split(_get(msg, fa, ia)), sec.split(_get(msg, fb, ib))
+        i, j = rng.randrange(len(a)), rng.randrange(len(b))
+        if a[i] == b[j]:
+            continue
+        x, y = a[i], b[j]
+        a[i], b[j] = y, x
+        _set(msg, fa, ia, sec.join(a))
+        _set(msg, fb, ib, sec.join(b))
+        if sec.mirrored:  # the dealt hands hold the unplayed cards too
+            if ia < 0 or ib < 0 or fa != fb:
+                continue
+            mirror = getattr(msg, sec.mirrored)
+            da, db = sec.split(mirror[ia]), sec.split(mirror[ib])
+            if x not in da or y not in db:
+                continue
+            da[da.index(x)], db[db.index(y)] = y, x
+            mirror[ia], mirror[ib] = sec.join(da), sec.join(db)
+        try:
+            yield game.decode(msg.SerializeToString())
+        except ValueError:
+            continue  # the engine refuses the edited state; another swap may pass
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_views_do_not_depend_on_where_hidden_cards_lie(name: str) -> None:
+    game, sec = GAMES[name], SECRETS[name]
+    rng = random.Random(name)
+    checked = 0
+    for k, setup in enumerate(SETUPS[name]):
+        players = setup.players
+        observers = [None, *range(players)]
+
+        def step(state: object, seat: int, move: object, observers=observers) -> None:
+            nonlocal checked
+            if rng.random() > 0.3:
+                return
+            data = game.encode(state)
+            for observer in observers:
+                view = game.view(state, observer)
+                for other in swapped(game, sec, data, observer, rng):
+                    assert game.view(other, observer) == view, (
+                        f"{name}: seat {observer}'s view changes with another seat's hidden "
+                        f"cards (state {data.hex()})"
+                    )
+                    checked += 1
+                # redact: other seats learn no more of the move than a spectator, and it
+                # names only cards their views show or that just left the hidden places
+                # (a move that ends a deal is skipped: the next deal's hands hold its cards)
+                after = game.apply(state, seat, move)
+                if observer != seat and game.deal_number(after) == game.deal_number(state):
+                    shown = game.redact(state, seat, move, observer)
+                    assert shown == game.redact(state, seat, move, None)
+                    allowed = (
+                        view_cards(sec, view)
+                        | view_cards(sec, game.view(after, observer))
+                        | (_cards(sec, data, observer) - _cards(sec, game.encode(after), observer))
+                    )
+                    tokens = Counter(_split_text(sec, shown))
+                    known = _cards(sec, data, None)
+                    assert all(tokens[t] <= allowed[t] for t in tokens if t in known), (
+                        f"{name}: {shown!r} shows seat {observer} cards that stay hidden"
+                    )
+
+        for g in range(4 if players <= 4 else 2):
+            play_random(game, setup, f"secrecy{k}/{g}", random.Random(f"{k}/{g}"), step)
+    assert checked >= 1000, f"only {checked} swapped states checked for {name}"
+
+
+def _split_text(sec: Secrets, text: str) -> list[str]:
+    return sec.split(text.replace(",", " ").replace("+", " ").replace(":", " "))
+
+
+def view_cards(sec: Secrets, view: Message) -> Counter[str]:
+    """Every card token in any text of a view (played cards, own hand, kitty, tricks...)."""
+    found: Counter[str] = Counter()
+
+    def walk(m: Message) -> None:
+        for _field, value in m.ListFields():
+            single = isinstance(value, str | bytes | int | float | Message)
+            for v in [value] if single else value:
+                if isinstance(v, Message):
+                    walk(v)
+                elif isinstance(v, str):
+                    found.update(_split_text(sec, v))
+
+    walk(view)
+    return found
+
+
+def _cards(sec: Secrets, data: bytes, observer: int | None) -> Counter[str]:
+    """The cards in every place `observer` cannot see (a spectator: every hand and pile)."""
+    msg = sec.state.FromString(data)
+    places = hidden_places(msg, sec, observer)
+    return Counter(c for p in places for c in sec.split(_get(msg, *p)))
+
+
+# --- through a real server -------------------------------------------------------------
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    proc = ServerProcess(db=tmp_path_factory.mktemp("secrecy") / "croupier.db").start()
+    yield proc
+    proc.stop()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) -> None:
+    game = GAMES[name]
+    setup = SETUPS[name][0]
+    client = Client(server.address)
+    rng = random.Random(name)
+    try:
+        table = client.create(game=name, players=setup.players)
+        tid = table.table_id
+        for seat in range(table.players):
+            client.join(tid, name=f"p{seat}", seat=seat)
+        tokens = dict(client.tokens)
+        errors: list[str] = []
+        moves = 0
+        while moves < 80:
+            public = client.view(tid)
+            if not public.to_act:
+                break
+            seat = public.to_act[0]
+            mine = client.view(tid, seat)
+            # wrong seats, wrong moves: the refusal goes to who asked and says nothing secret
+            for other in range(table.players):
+                if other != seat and other not in public.to_act:
+                    try:
+                        client.move(tid, other, rng.choice(mine.legal_moves))
+                    except grpc.RpcError as e:
+                        errors.append((other, e.details()))
+            client.move(tid, seat, rng.choice(mine.legal_moves), mine.version)
+            moves += 1
+        version = client.view(tid).version
+        decoded = {v: game.decode(b) for v, b in stored_event_states(server.db, tid).items()}
+        seen: dict[int | None, dict[int, pb.TableEvent]] = {}
+        for observer in [None, *range(table.players)]:
+            md = bearer(tokens[observer]) if observer is not None else None
+            stream = client.stub.StreamTable(
+                pb.StreamTableRequest(table_id=tid, from_version=0), metadata=md, timeout=30)
+            seen[observer] = {}
+            for event in stream:
+                seen[observer][event.version] = event
+                if event.version >= version:
+                    stream.cancel()
+                    break
+        field = game.info.view_field
+        for observer, events in seen.items():
+            assert sorted(events) == list(range(1, version + 1))
+            for v, event in events.items():
+                assert getattr(event.view.view, field) == game.view(decoded[v], observer), (
+                    f"{name}: event {v} to seat {observer} is not that seat's view")
+                if event.kind == pb.EVENT_KIND_MOVE:
+                    move = game.parse_move(seen[event.seat][v].move)  # the mover sees it all
+                    want = game.redact(decoded[v - 1], event.seat, move, observer)
+                    assert event.move == (seen[event.seat][v].move
+                                          if observer == event.seat else want)
+                assert all(t not in str(event) for t in tokens.values())
+        # error messages went to the seat that erred; they name no other seat's cards
+        last = decoded[max(decoded)]
+        for asker, message in errors:
+            others = {c for s in range(table.players) if s != asker
+                      for c in _hand_tokens(game, name, last, s) if len(c) > 1}
+            assert all(t not in message for t in tokens.values())
+            assert not any(f" {c} " in f" {message} " for c in others), message
+        # the log shows each move as a spectator saw it, and no token
+        log = server.db.with_suffix(".log").read_text()
+        assert all(t not in log for t in tokens.values()), "a seat token in the server log"
+        logged = [line["move"] for line in log_lines(log)
+                  if line.get("table") == tid and line.get("method") == "SubmitMove"
+                  and line.get("code") == "OK"]
+        public = [e.move for _, e in sorted(seen[None].items()) if e.kind == pb.EVENT_KIND_MOVE]
+        assert logged == public
+    finally:
+        client.close()
+
+
+def _hand_tokens(game: Game, name: str, state: object, seat: int) -> list[str]:
+    sec = SECRETS[name]
+    msg = sec.state.FromString(game.encode(state))
+    return sec.split(msg.hands[seat])
