@@ -6,9 +6,10 @@ from engines.contract import Game
 
 
 def _load() -> dict[str, Game]:
+    from engines.dos import GAME as dos
     from engines.dou_dizhu import GAME as dou_dizhu
 
-    return {g.info.name: g for g in (dou_dizhu,)}
+    return {g.info.name: g for g in (dou_dizhu, dos)}
 
 
 GAMES: dict[str, Game] = _load()
