@@ -43,13 +43,13 @@ from engines.dos.moves import (
     DRAW,
     DRAW_MOVE,
     END_DOS,
+    END_DOS_MOVE,
     END_MOVE,
     MATCH,
     Move,
     match_move,
     parse_move,
 )
-from engines.dos.moves import END_DOS as END_DOS_MOVE
 
 PLAYING, OVER = pb.DOS_PHASE_PLAYING, pb.DOS_PHASE_OVER
 HAND_SIZE = 7
@@ -206,29 +206,79 @@ def _turn_moves(s: DosState) -> tuple[Move, ...]:
     return moves
 
 
-def _match_moves(s: DosState, hand: tuple[int, ...], out: list[Move]) -> None:
-    used = {m[0] for m in s.matches}
-    seen: set[int] = set()
-    distinct = sorted(set(hand))
-    drawn = s.drawn if s.drew else -1
-    for i, target in enumerate(s.row):
-        if i in used or target in seen:
+# Per centre card type: bit a of _SINGLE[target] if card a matches it alone; bit b of
+# _PAIR[target][a] if cards a and b match it together.
+_SINGLE = [0] * N_TYPES
+_PAIR = [[0] * N_TYPES for _ in range(N_TYPES)]
+for _t in range(N_TYPES):
+    if not COPIES[_t]:
+        continue
+    for _a in range(N_TYPES):
+        if not COPIES[_a]:
             continue
-        seen.add(target)
-        if drawn >= 0:
-            firsts: Sequence[int] = (drawn,)
-        else:
-            firsts = distinct
-        for a in firsts:
-            if match_kind(target, (a,)) != NO_MATCH:
-                out.append(match_move(a, -1, target))
-            for b in distinct:
-                if drawn < 0 and b < a:
-                    continue
-                if b == a and hand.count(a) < 2:
-                    continue
-                if match_kind(target, (a, b)) != NO_MATCH:
-                    out.append(match_move(a, b, target))
+        if match_kind(_t, (_a,)) != NO_MATCH:
+            _SINGLE[_t] |= 1 << _a
+        for _b in range(N_TYPES):
+            if COPIES[_b] and match_kind(_t, (_a, _b)) != NO_MATCH:
+                _PAIR[_t][_a] |= 1 << _b
+_TARGET_CACHE: dict[tuple[int, int, int], tuple[Move, ...]] = {}
+
+
+def _target_moves(target: int, distinct: int, dups: int) -> tuple[Move, ...]:
+    """Every match on one centre card from a hand given as bit masks of its card types
+    (`dups`: types held twice or more). Cached: hands recur constantly in search."""
+    key = (target, distinct, dups)
+    moves = _TARGET_CACHE.get(key)
+    if moves is not None:
+        return moves
+    out = []
+    single = _SINGLE[target]
+    pairs = _PAIR[target]
+    rest = distinct
+    while rest:
+        low = rest & -rest
+        a = low.bit_length() - 1
+        rest ^= low
+        if single & low:
+            out.append(match_move(a, -1, target))
+        partners = pairs[a] & (rest | (low & dups))
+        while partners:
+            lb = partners & -partners
+            partners ^= lb
+            out.append(match_move(a, lb.bit_length() - 1, target))
+    moves = tuple(out)
+    if len(_TARGET_CACHE) > 500_000:
+        _TARGET_CACHE.clear()
+    _TARGET_CACHE[key] = moves
+    return moves
+
+
+def _match_moves(s: DosState, hand: tuple[int, ...], out: list[Move]) -> None:
+    used = {m[0] for m in s.matches} if s.matches else ()
+    seen = 0
+    drawn = s.drawn if s.drew else -1
+    distinct = dups = 0
+    prev = -1
+    for t in hand:
+        bit = 1 << t
+        if t == prev:
+            dups |= bit
+        distinct |= bit
+        prev = t
+    for i, target in enumerate(s.row):
+        if i in used or seen >> target & 1:
+            continue
+        seen |= 1 << target
+        if drawn < 0:
+            out.extend(_target_moves(target, distinct, dups))
+            continue
+        if _SINGLE[target] >> drawn & 1:
+            out.append(match_move(drawn, -1, target))
+        partners = _PAIR[target][drawn] & (distinct & ~(1 << drawn) | (dups & (1 << drawn)))
+        while partners:
+            lb = partners & -partners
+            partners ^= lb
+            out.append(match_move(drawn, lb.bit_length() - 1, target))
 
 
 def _draw(s: DosState, hands: list[tuple[int, ...]], seat: int, k: int) -> list[int]:

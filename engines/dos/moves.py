@@ -11,7 +11,7 @@ Moves are interned: one object per distinct move, compared by identity.
 
 >>> Move("b4+R3 on y7")
 Move('r3+b4 on y7')
->>> parse_move("end dos") is END_DOS
+>>> parse_move("end dos") is END_DOS_MOVE
 True
 """
 
@@ -64,7 +64,7 @@ def _make(kind: int, cards: tuple[int, ...], target: int, text: str) -> Move:
 
 DRAW_MOVE = _make(DRAW, (), -1, "draw")
 END_MOVE = _make(END, (), -1, "end")
-END_DOS = _make(END_DOS, (), -1, "end dos")
+END_DOS_MOVE = _make(END_DOS, (), -1, "end dos")
 CALL_MOVE = _make(CALL, (), -1, "dos")
 CATCH_MOVE = _make(CATCH, (), -1, "catch")
 
