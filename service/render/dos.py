@@ -72,7 +72,6 @@ class DosRenderer(Renderer):
                 lines.append((f"{who} forgot to call Dos: 'catch' makes them draw two.",
                               "bold yellow"))
         if view.current == me:
-            lines.append((f"Centre row: {row_text(view)}", "bold yellow"))
             if view.bonus_owed:
                 lines.append((f"Colour bonus: add {view.bonus_owed} card(s) from your hand to "
                               "the row ('add CARD').", "bold yellow"))
