@@ -10,7 +10,7 @@
 Moves are interned: one object per distinct move, compared by identity.
 
 >>> Move("b4+R3 on y7")
-Move('r3+b4 on y7')
+Move('b4+r3 on y7')
 >>> parse_move("end dos") is END_DOS_MOVE
 True
 """
