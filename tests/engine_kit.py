@@ -28,11 +28,11 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(3, {"deals": 3, "max_redeals": 1}),
     ],
     "dos": [
-        Setup(2, {"target": 80}, zero_sum=False),
-        Setup(3, {"target": 100}, zero_sum=False),
-        Setup(4, {"target": 150}, zero_sum=False),
-        Setup(2, {"official_no_match": True, "target": 150}, zero_sum=False),
-        Setup(4, {"official_no_match": True, "target": 50}, zero_sum=False),
+        Setup(2, {"target": 30}, zero_sum=False),
+        Setup(3, {"target": 30}, zero_sum=False),
+        Setup(4, {"target": 60}, zero_sum=False),
+        Setup(2, {"official_no_match": True, "target": 60}, zero_sum=False),
+        Setup(4, {"official_no_match": True, "target": 30}, zero_sum=False),
         Setup(3, {"max_turns": 10, "target": 30}, zero_sum=False),
     ],
 }
