@@ -69,7 +69,27 @@ def choose(
 
 
 def candidates(game: object, state: DosState, seat: int, legal: Sequence[Move]) -> Sequence[Move]:
-    """The moves worth searching: never end with two cards without calling Dos."""
-    if any(m.kind == END_DOS for m in legal):
+    """The moves worth searching, so that small budgets are not spread over poor moves.
+
+    Catching and calling are never wrong, nor is calling Dos when ending with two cards; a
+    player who can still match keeps matching (no draw, no early end); among matches the four
+    best by `match_score`, among bonus cards the three best by `add_score`.
+    """
+    if len(legal) <= 2 and not any(m.kind == END_DOS for m in legal):
+        return legal
+    kinds = {m.kind for m in legal}
+    if CATCH in kinds or CALL in kinds:
+        return [m for m in legal if m.kind in (CATCH, CALL)]
+    matches = [m for m in legal if m.kind == MATCH]
+    if matches:
+        hand_size = len(state.hands[seat])
+        matches.sort(key=lambda m: -match_score(m, hand_size))
+        kept = matches[:4]
+        adds = sorted((m for m in legal if m.kind == ADD), key=lambda m: -add_score(m))[:2]
+        return kept + adds
+    adds = [m for m in legal if m.kind == ADD]
+    if adds:
+        return sorted(adds, key=lambda m: -add_score(m))[:3]
+    if END_DOS in kinds:
         return [m for m in legal if m.kind != END]
     return legal
