@@ -362,9 +362,9 @@ def test_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
 def test_nothing_to_draw_ends_the_turn_empty_handed() -> None:
     s = table([FILLER, OTHER], "r7 r1")
     t = s.copy()
-    t.hands = (s.hands[0] + tuple(sorted(s.pile)), s.hands[1])
-    t.hands = (tuple(sorted(t.hands[0])), t.hands[1])
+    t.hands = (s.hands[0], tuple(sorted(s.hands[1] + s.pile)))  # seat 1 holds the whole pile
     t.pile = ()
+    assert sum(GAME.census(t).values()) == 108
     u = play(t, 0, "draw")
     assert u.current == 1 and len(u.hands[0]) == len(t.hands[0])
 
