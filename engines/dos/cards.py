@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 COLOURS = "bgry"
 COLOUR_NAMES = ("blue", "green", "red", "yellow")
@@ -85,6 +86,9 @@ def code(t: int) -> str:
 
 def parse_card(text: str) -> int:
     """The type of a card code (case and spaces ignored); ValueError if there is no such card."""
+    t = _BY_CODE.get(text)
+    if t is not None:
+        return t
     t = _BY_CODE.get(text.strip().lower())
     if t is None:
         raw = text.strip().lower()
@@ -101,9 +105,17 @@ def codes(types: Iterable[int]) -> str:
     return " ".join(CODES[t] for t in types)
 
 
+@lru_cache(maxsize=1 << 14)
 def parse_cards(text: str) -> tuple[int, ...]:
-    """Sorted card types from codes separated by spaces or commas."""
+    """Sorted card types from codes separated by spaces or commas (cached: determinizations
+    parse the same view again and again)."""
     return tuple(sorted(parse_card(c) for c in text.replace(",", " ").split()))
+
+
+@lru_cache(maxsize=1 << 14)
+def parse_row(text: str) -> tuple[int, ...]:
+    """Card types in the order given (the centre row, the draw pile)."""
+    return tuple(parse_card(c) for c in text.split())
 
 
 def full_deck() -> list[int]:

@@ -11,6 +11,7 @@ import random
 from bisect import insort
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from croupier.v1 import dos_pb2 as pb
@@ -31,6 +32,7 @@ from engines.dos.cards import (
     parse_card,
     parse_cards,
     parse_deck,
+    parse_row,
     unpack,
 )
 from engines.dos.moves import (
@@ -732,7 +734,7 @@ class Dos(Game[DosState, Move]):
             if len(msg.hands) != msg.players:
                 raise ValueError("one hand per player")
             s.hands = tuple(parse_cards(h) for h in msg.hands)
-            s.pile = tuple(parse_card(c) for c in msg.pile.split())
+            s.pile = parse_row(msg.pile)
             s.drawn = parse_card(msg.drawn) if msg.drawn else -1
             _restore_public(s, msg)
             _check(s)
@@ -768,8 +770,8 @@ def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:
     s.current = msg.current
     s.turns = msg.turns
     s.reshuffles = msg.reshuffles
-    s.row = tuple(parse_card(c) for c in msg.row.split())
-    s.discards = pack(parse_cards(msg.discards))
+    s.row = parse_row(msg.row)
+    s.discards = _packed(msg.discards)
     matches = []
     for m in msg.matches:
         cards = parse_cards(m.cards)
@@ -782,7 +784,7 @@ def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:
     if len({m[0] for m in matches}) != len(matches):
         raise ValueError("two matches on one centre card")
     s.matches = tuple(matches)
-    s.adds = tuple(parse_card(c) for c in msg.adds.split())
+    s.adds = parse_row(msg.adds)
     s.drew = msg.drew
     s.dos_window = msg.dos_window
     if len(msg.totals) != n:
@@ -793,6 +795,11 @@ def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:
     )
     s.phase = msg.phase
     s._moves = None
+
+
+@lru_cache(maxsize=1 << 12)
+def _packed(text: str) -> int:
+    return pack(parse_cards(text))
 
 
 def _check(s: DosState) -> None:
