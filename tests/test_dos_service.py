@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,6 +144,27 @@ def test_croupier_play_dos_in_a_pty(stack: Server, tmp_path: Path) -> None:
     assert [s for s, _ in scores] == ["0", "1"]
     assert max(int(v) for _, v in scores) >= 20
     assert "Winner(s): seat" in final
+
+
+@pytest.mark.e2e
+def test_croupier_watch_dos_prints_the_row_and_the_scores(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_dos_table(stub, bot_seats(3, "heuristic"), target=25)
+        events = events_to_end(stub, table_id, timeout=120)
+    watched = subprocess.run(
+        [CROUPIER, "watch", table_id, "--server", stack.address], capture_output=True,
+        text=True, timeout=60, env=child_env(NO_COLOR="1"),
+    )
+    out = watched.stdout
+    assert watched.returncode == 0, out + watched.stderr
+    assert re.search(r"row \S+.* · cards \d+/\d+/\d+ · pile \d+", out), out[-2000:]
+    assert "Centre row:" in out and "first to 25 points wins" in out
+    assert "Deal over:" in out
+    totals = events[-1].view.result.totals
+    final = out[out.index("Final scores"):]
+    for seat, total in enumerate(totals):
+        assert f"seat {seat} (bot): {total:+d}" in final
 
 
 # --- ISMCTS on every phase of a turn ---------------------------------------------------------
