@@ -72,8 +72,10 @@ def candidates(game: object, state: DosState, seat: int, legal: Sequence[Move]) 
     """The moves worth searching, so that small budgets are not spread over poor moves.
 
     Catching and calling are never wrong, nor is calling Dos when ending with two cards; a
-    player who can still match keeps matching (no draw, no early end); among matches the four
-    best by `match_score`, among bonus cards the three best by `add_score`.
+    player who can still match keeps matching (no draw, no early end). Among matches the two
+    best by `match_score` (and the best bonus card, to stop matching), among bonus cards the
+    two best by `add_score`: at easy's 50 iterations, four matches left the search worse than
+    its own playout policy (see BENCHMARKS.md).
     """
     if len(legal) <= 2 and not any(m.kind == END_DOS for m in legal):
         return legal
@@ -84,12 +86,12 @@ def candidates(game: object, state: DosState, seat: int, legal: Sequence[Move]) 
     if matches:
         hand_size = len(state.hands[seat])
         matches.sort(key=lambda m: -match_score(m, hand_size))
-        kept = matches[:4]
-        adds = sorted((m for m in legal if m.kind == ADD), key=lambda m: -add_score(m))[:2]
+        kept = matches[:2]
+        adds = sorted((m for m in legal if m.kind == ADD), key=lambda m: -add_score(m))[:1]
         return kept + adds
     adds = [m for m in legal if m.kind == ADD]
     if adds:
-        return sorted(adds, key=lambda m: -add_score(m))[:3]
+        return sorted(adds, key=lambda m: -add_score(m))[:2]
     if END_DOS in kinds:
         return [m for m in legal if m.kind != END]
     return legal
