@@ -353,7 +353,9 @@ def table(runs: list[list[Stats]]) -> str:
     return "\n".join(lines)
 
 
-async def run(concurrencies: list[int], seconds: float, repeat: int, keep_log: bool) -> str:
+async def run(
+    concurrencies: list[int], seconds: float, repeat: int, keep_log: bool, store: str = ""
+) -> str:
     tmp = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -368,7 +370,7 @@ async def run(concurrencies: list[int], seconds: float, repeat: int, keep_log: b
                 "--listen",
                 address,
                 "--store",
-                f"sqlite:{tmp / 'croupier.db'}",
+                store or f"sqlite:{tmp / 'croupier.db'}",
                 "--log-level",
                 "info",
             ],
@@ -423,13 +425,22 @@ def main(argv: list[str] | None = None) -> int:
         help="runs of every configuration; the table shows medians (default 3)",
     )
     parser.add_argument("--keep-log", action="store_true", help="print where the server log is")
+    parser.add_argument(
+        "--store",
+        default="",
+        help="the server's store URL, e.g. redis://127.0.0.1:6379/0?prefix=bench: (its keys "
+        "are left behind); default: SQLite in a temp dir",
+    )
     args = parser.parse_args(argv)
+    kind = args.store.split(":", 1)[0] if args.store else "sqlite"
     print(
-        f"SubmitMove vs Ping, {args.seconds:.0f} s each, medians of {args.repeat} runs, SQLite "
+        f"SubmitMove vs Ping, {args.seconds:.0f} s each, medians of {args.repeat} runs, {kind} "
         f"store, one server process, {os.cpu_count()} CPUs shared with this client process; "
         f"load average {os.getloadavg()[0]:.2f} before"
     )
-    report = asyncio.run(run(args.concurrency, args.seconds, args.repeat, args.keep_log))
+    report = asyncio.run(
+        run(args.concurrency, args.seconds, args.repeat, args.keep_log, args.store)
+    )
     print(report)
     print(f"\nload average {os.getloadavg()[0]:.2f} after")
     return 0

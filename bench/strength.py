@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import statistics
@@ -64,10 +65,10 @@ def speed(args: argparse.Namespace) -> None:
 # --- ladder ----------------------------------------------------------------------------
 
 def _ladder_deal(job: tuple) -> tuple[int, float]:
-    game_name, players, seed, deal, high, low = job
+    game_name, players, options, seed, deal, high, low = job
     points = {high: [], low: []}
     for seating in seatings([high, low], players):
-        totals, _ = play_deal(game_name, players, {}, f"{seed}/{deal}", seating)
+        totals, _ = play_deal(game_name, players, options, f"{seed}/{deal}", seating)
         for seat, name in enumerate(seating):
             points[name].append(totals[seat])
     return deal, statistics.fmean(points[high]) - statistics.fmean(points[low])
@@ -75,16 +76,21 @@ def _ladder_deal(job: tuple) -> tuple[int, float]:
 
 def ladder(args: argparse.Namespace) -> None:
     game = get_game(args.game)
-    players = game.info.min_players
+    players = args.players or game.info.min_players
+    options = dict(args.option)
+    game.new_game(players, options, "check")  # bad options fail here, not in every worker
     steps = args.steps.split(",") if args.steps else [
         f"{hi}>{lo}" for lo, hi in zip(LADDER, LADDER[1:], strict=False)
     ]
-    print(f"| {args.game} step | deals | games | mean point difference per seat-deal | 95% CI | significant |")
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults"
+    print(f"{args.game}, {players} players, options: {shown}\n")
+    print(f"| {args.game} step | deals | games | mean point difference per seat-deal | 95% CI "
+          "| significant |")
     print("|---|---:|---:|---:|---|---|")
     for step in steps:
         high, low = step.split(">")
         get_level(high), get_level(low)
-        jobs = [(args.game, players, args.seed, d, high, low) for d in range(args.deals)]
+        jobs = [(args.game, players, options, args.seed, d, high, low) for d in range(args.deals)]
         started = time.time()
         with ProcessPoolExecutor(args.jobs) as pool:
             diffs = [d for _, d in pool.map(_ladder_deal, jobs)]
@@ -183,6 +189,16 @@ def duel(args: argparse.Namespace) -> None:
           f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s |")
 
 
+def _option(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value  # a bare string
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.strength", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -197,6 +213,9 @@ def main(argv: list[str] | None = None) -> None:
     lp.add_argument("--steps", default="", help=f"e.g. hard>medium (default: the ladder {LADDER})")
     lp.add_argument("--seed", default="ladder")
     lp.add_argument("--jobs", type=int, default=2)
+    lp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
+    lp.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                    help="a match option (repeatable; JSON values), e.g. start_score=6")
     dp = sub.add_parser("duel")
     dp.add_argument("--level", default="hard", choices=list(LEVELS))
     dp.add_argument("--opponent", default="rlcard", help="rlcard or a level name")

@@ -101,12 +101,18 @@ def search(
     exploration: float = 0.7,
     playout: PlayoutPolicy | None = None,
     candidates: CandidateFilter | None = None,
+    prior: float = 0.0,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
     With no time limit the result depends only on the view, the rng state and the budget.
     `candidates` narrows the moves the tree considers (for every seat); `playout` plays the
-    deal out (uniformly random when None).
+    deal out (uniformly random when None). `prior` > 0 (with a `playout` policy) biases every
+    node of the tree towards the policy's choice in the iteration's world, for the searching
+    seat and its opponents alike: that move is expanded first and its UCB score gets
+    `prior / (1 + visits)` (progressive bias). A small budget then falls back on the policy
+    rather than on noise (and models opponents as the policy rather than as uniform), while a
+    large one lets the statistics decide.
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -119,6 +125,13 @@ def search(
         text = game.format_move(decisive)
         return decisive, SearchStats(0, time.perf_counter() - start, {text: 0}, 1.0)
     root = Node()
+    biased = prior > 0 and playout is not None
+    root_favs: Any = ()
+    if biased:
+        # one favourite at the root, chosen in the first world: stable even where the policy
+        # reads the world's hidden cards (deeper nodes take the choice of each world)
+        pool = only if candidates is None else candidates(game, first, seat, only)
+        root_favs = {(seat, playout(game, first, seat, pool, rng))}  # type: ignore[misc]
     sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
     to_act, is_over, deal_number = game.to_act, game.is_over, game.deal_number
     log, sqrt = math.log, math.sqrt
@@ -131,18 +144,24 @@ def search(
         path: list[tuple[Node, int]] = []
         # selection and expansion
         while not is_over(d) and deal_number(d) == deal0:
-            if node is root:
-                seats: Any = (seat,)
+            seats: Any = (seat,) if node is root else to_act(d)
+            options = [(s, legal_moves(d, s)) for s in seats]
+            if candidates is not None:
+                options = [(s, candidates(game, d, s, ms)) for s, ms in options]
+            edges = [(s, m) for s, ms in options for m in ms]
+            # the policy's choice for each seat in this world: tried first, then favoured
+            if not biased:
+                favs: Any = ()
+            elif node is root:
+                favs = root_favs
             else:
-                seats = to_act(d)
-            if candidates is None:
-                edges = [(s, m) for s in seats for m in legal_moves(d, s)]
-            else:
-                edges = [(s, m) for s in seats for m in candidates(game, d, s, legal_moves(d, s))]
+                favs = {(s, playout(game, d, s, ms, rng)) for s, ms in options if len(ms) > 1}  # type: ignore[misc]
             children = node.children
             untried = [e for e in edges if e not in children]
             if untried:
-                edge = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                edge = next((e for e in untried if e in favs), None) if favs else None
+                if edge is None:
+                    edge = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                 for e in edges:
                     child = children.get(e)
                     if child is not None:
@@ -159,6 +178,8 @@ def search(
                 score = child.reward / child.visits + exploration * sqrt(
                     log(child.avail) / child.visits
                 )
+                if e in favs:
+                    score += prior / (1 + child.visits)
                 if score > best_score:
                     best_edge, best_child, best_score = e, child, score
             assert best_child is not None
@@ -179,12 +200,18 @@ def search(
         for child, mover in path:
             child.visits += 1
             child.reward += r[mover]
-        if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+        if deadline is not None and time.perf_counter() >= deadline:
             break
     own = [(e, c) for e, c in root.children.items() if e[0] == seat]
     if not own:
         raise ValueError(f"seat {seat} has no legal move in this view")
-    (_, move), child = max(own, key=lambda ec: (ec[1].visits, ec[1].reward))
+    # the favourite counts `prior` times an average move's share of visits more: where the
+    # budget is smaller than the moves to try (each tried once), ties go to the policy
+    bonus = prior * done / len(own) if root_favs else 0.0
+    (_, move), child = max(
+        own,
+        key=lambda ec: (ec[1].visits + (bonus if ec[0] in root_favs else 0.0), ec[1].reward),
+    )
     stats = SearchStats(
         iterations=done,
         seconds=time.perf_counter() - start,

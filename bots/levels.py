@@ -4,14 +4,17 @@
 |---|---|---|
 | random | uniform over legal moves | none |
 | heuristic | the game's rule-based player | none |
-| easy | ISMCTS | 50 iterations |
+| easy | ISMCTS, biased towards the heuristic player's choice | 50 iterations |
 | medium | ISMCTS | 200 iterations |
 | hard | ISMCTS | 1,000 iterations or 1 s, whichever comes first |
 | expert | ISMCTS | 4,000 iterations or 4 s, whichever comes first |
 
 Every ISMCTS level plays its playouts with the game's heuristic player and searches only the
 game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). A decision
-with one legal move, or with a move that wins the deal outright, takes no search.
+with one legal move, or with a move that wins the deal outright, takes no search. At `easy`,
+50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
+the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
+it only where its statistics clearly disagree.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Level:
     seconds: float | None = None
     heuristic_playouts: bool = False
     pruned: bool = False  # search only the game's candidate moves (bots.heuristics)
+    prior: float = 0.0  # root bias towards the heuristic player's choice (bots.ismcts)
 
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
@@ -43,7 +47,7 @@ class Level:
             prune = get_candidates(game.info.name) if self.pruned else None
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
-                candidates=prune,
+                candidates=prune, prior=self.prior if self.heuristic_playouts else 0.0,
             )
         state = game.sample(view, rng)
         legal = game.legal_moves(state, seat)
@@ -59,7 +63,7 @@ LEVELS: dict[str, Level] = {
     for level in (
         Level("random", "random"),
         Level("heuristic", "heuristic"),
-        Level("easy", "ismcts", iterations=50, heuristic_playouts=True, pruned=True),
+        Level("easy", "ismcts", iterations=50, heuristic_playouts=True, pruned=True, prior=2.0),
         Level("medium", "ismcts", iterations=200, heuristic_playouts=True, pruned=True),
         Level("hard", "ismcts", iterations=1000, seconds=1.0, heuristic_playouts=True, pruned=True),
         Level("expert", "ismcts", iterations=4000, seconds=4.0, heuristic_playouts=True,

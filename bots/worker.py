@@ -19,9 +19,11 @@ import contextlib
 import multiprocessing
 import os
 import random
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -31,6 +33,7 @@ from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 
 from bots import logging as bot_logging
 from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
+from service import metrics
 
 log = structlog.get_logger("croupier.bots")
 
@@ -61,7 +64,10 @@ SEAT_LOST = frozenset(
     }
 )
 # Reconnect quickly after a server restart instead of grpc's default backoff (up to 2 min).
+# round_robin: with a target naming several servers (dns:///croupier-headless:50051 in
+# Kubernetes) calls spread over all of them, and a stream resumes on a live one.
 CHANNEL_OPTIONS = (
+    ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 2000),
@@ -114,8 +120,10 @@ class SeatPlayer:
         level: str,
         version: int,
         stop: asyncio.Event,
+        game: str = "",
     ) -> None:
         self.stub = stub
+        self.game = game
         self.table_id = table_id
         self.seat = seat
         self.level = level or DEFAULT_LEVEL
@@ -203,6 +211,7 @@ class SeatPlayer:
             started = time.perf_counter()
             move = await self._choose(view)
             thought = time.perf_counter() - started
+            metrics.DECISION_SECONDS.labels(self.level, self.game).observe(thought)
             try:
                 answer = await self.stub.SubmitMove(
                     croupier_pb2.SubmitMoveRequest(
@@ -220,10 +229,8 @@ class SeatPlayer:
                     continue
                 if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT):
                     refusals += 1
-                    self.log.warning(
-                        "move_refused", version=view.version, move=move, code=code.name,
-                        details=error.details(),
-                    )
+                    # neither the move nor the server's reason: either may show this seat's cards
+                    self.log.warning("move_refused", version=view.version, code=code.name)
                     if refusals >= 3:
                         return  # wait for the next event rather than spin
                     view = await self._get_view()
@@ -233,7 +240,7 @@ class SeatPlayer:
             self.log.info(
                 "decision",
                 version=view.version,
-                move=answer.move or move,
+                move=answer.public_move,  # as spectators see it: logs show no hidden card
                 duration_ms=round(thought * 1000, 3),
                 iterations=getattr(self.policy, "last_iterations", None),
                 rpc_ms=round((time.perf_counter() - started - thought) * 1000, 3),
@@ -402,7 +409,8 @@ class Worker:
         )
         key = (table.table_id, got)
         player = SeatPlayer(
-            stub, table.table_id, got, joined.token, level, joined.table.version, self.stop
+            stub, table.table_id, got, joined.token, level, joined.table.version, self.stop,
+            game=table.game,
         )
         task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
         self.players[key] = task
@@ -544,6 +552,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="player name shown at the table (default: '<level> bot')",
     )
     parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(os.environ.get("CROUPIER_BOT_METRICS_PORT", "0")),
+        help="serve Prometheus metrics (decision latency) at http://0.0.0.0:PORT/metrics; "
+        "0 = off (env CROUPIER_BOT_METRICS_PORT; default %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         default=os.environ.get("CROUPIER_LOG_LEVEL", "info"),
         help="debug, info, warning or error (env CROUPIER_LOG_LEVEL; default %(default)s)",
@@ -565,8 +580,19 @@ def main(argv: list[str] | None = None) -> int:
         server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name
     )
     if settings.workers == 1:
+        if args.metrics_port:
+            metrics.serve_http(args.metrics_port)
         return asyncio.run(Worker(settings).run())
-    return _supervise(settings)
+    if not args.metrics_port:
+        return _supervise(settings)
+    # several processes: each writes its samples to files the supervisor's endpoint sums
+    path = tempfile.mkdtemp(prefix="croupier-bot-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path  # inherited by the spawned workers
+    try:
+        metrics.serve_multiprocess(args.metrics_port, "", path)
+        return _supervise(settings)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 if __name__ == "__main__":

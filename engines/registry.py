@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+
 from engines.contract import Game
+
+# one package per game under engines/, each exporting GAME
+ENGINES = ("dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce")
 
 
 def _load() -> dict[str, Game]:
-    from engines.dos import GAME as dos
-    from engines.dou_dizhu import GAME as dou_dizhu
-
-    return {g.info.name: g for g in (dou_dizhu, dos)}
+    games = (importlib.import_module(f"engines.{name}").GAME for name in ENGINES)
+    return {g.info.name: g for g in games}
 
 
 GAMES: dict[str, Game] = _load()

@@ -34,8 +34,9 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
     parser.add_argument(
         "--store",
         default=defaults.store,
-        help="'sqlite:<path>' (created if absent) or 'memory' (tests only: lost on exit) "
-        "(env CROUPIER_STORE; default %(default)s)",
+        help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
+        "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
+        "lost on exit) (env CROUPIER_STORE; default %(default)s)",
     )
     parser.add_argument(
         "--log-level",
@@ -72,6 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
         default=defaults.fill_interval,
         help="seconds between looks for empty seats to hand to bots "
         "(env CROUPIER_FILL_INTERVAL; default %(default)s)",
+    )
+    serve.add_argument(
+        "--drain",
+        type=float,
+        default=defaults.drain,
+        help="seconds between SIGTERM (health NOT_SERVING, streams told to resume elsewhere) "
+        "and refusing new calls, so balancers and probes see it first; keep drain + grace "
+        "below Kubernetes' terminationGracePeriodSeconds (env CROUPIER_DRAIN; default "
+        "%(default)s)",
+    )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=defaults.metrics_port,
+        help="serve Prometheus metrics at http://<listen host>:PORT/metrics; 0 = off "
+        "(env CROUPIER_METRICS_PORT; default %(default)s)",
     )
 
     run = sub.add_parser(
@@ -110,7 +127,16 @@ def _serve(args: argparse.Namespace) -> int:
 
     service_logging.configure(args.log_level)
     try:
-        asyncio.run(serve(args.listen, args.store, args.grace, args.fill_interval))
+        asyncio.run(
+            serve(
+                args.listen,
+                args.store,
+                args.grace,
+                args.fill_interval,
+                args.metrics_port,
+                args.drain,
+            )
+        )
     except (OSError, ValueError) as e:
         service_logging.get_logger("croupier.server").error("cannot_serve", reason=str(e))
         return 1

@@ -31,7 +31,9 @@ class ServeConfig:
     store: str = DEFAULT_STORE
     log_level: str = "info"
     grace: float = 5.0  # seconds in-flight RPCs get on shutdown
+    drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
+    metrics_port: int = 0  # Prometheus /metrics; 0 = off
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -40,7 +42,9 @@ class ServeConfig:
             store=env("STORE", DEFAULT_STORE),
             log_level=env("LOG_LEVEL", "info"),
             grace=env_float("GRACE", 5.0),
+            drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
+            metrics_port=int(env_float("METRICS_PORT", 0)),
         )
 
 

@@ -7,13 +7,13 @@ the move only as a spectator may see it; as a last guard, fields named like secr
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import sys
 import time
 from collections.abc import MutableMapping
 from typing import Any
 
+import orjson
 import structlog
 
 SECRET_KEYS = frozenset({"token", "authorization", "metadata", "hand", "hands", "state", "seed"})
@@ -53,14 +53,6 @@ def _json_fallback(obj: Any) -> Any:
         return repr(obj)
 
 
-_ENCODER = json.JSONEncoder(default=_json_fallback)
-
-
-def _dumps(obj: Any, **_: Any) -> str:
-    """json.dumps with one encoder made once (json.dumps with `default` makes one a call)."""
-    return _ENCODER.encode(obj)
-
-
 def configure(level: str = "info", json_lines: bool | None = None) -> None:
     """Configures structlog for this process; `json_lines` None: JSON unless stderr is a TTY."""
     numeric = logging.getLevelName(level.upper())
@@ -70,7 +62,8 @@ def configure(level: str = "info", json_lines: bool | None = None) -> None:
         json_lines = not sys.stderr.isatty()
     # tracebacks without local variables: locals may hold game states and tokens
     renderer: Any = (
-        structlog.processors.JSONRenderer(serializer=_dumps)
+        # orjson: bytes straight to stderr's buffer, about 4x faster than json + text I/O
+        structlog.processors.JSONRenderer(serializer=orjson.dumps, default=_json_fallback)
         if json_lines
         else structlog.dev.ConsoleRenderer(
             colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback
@@ -93,7 +86,11 @@ def configure(level: str = "info", json_lines: bool | None = None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+        logger_factory=(
+            structlog.BytesLoggerFactory(file=sys.stderr.buffer)
+            if json_lines
+            else structlog.WriteLoggerFactory(file=sys.stderr)
+        ),
         cache_logger_on_first_use=True,
     )
 

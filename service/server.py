@@ -25,9 +25,9 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
-from service import views
+from service import metrics, views
 from service.logging import get_logger
-from service.store import EventKind, SeatKind, Status, Store, open_store
+from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
@@ -83,6 +83,12 @@ class _Failure(Exception):
 def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
         return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
+    if isinstance(exc, StoreUnavailable):
+        message = (
+            "the table store is unreachable; retry (re-read the table first: a move may "
+            "have landed)"
+        )
+        return _Failure(grpc.StatusCode.UNAVAILABLE, message, str(exc))
     # Unexpected: log where it happened, not the message (it might quote a state's cards).
     frames = traceback.extract_tb(exc.__traceback__)
     log.error(
@@ -136,6 +142,7 @@ def streaming(
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         failure: _Failure | None = None
+        metrics.STREAMS.inc()
         try:
             async for item in fn(self, request, context, fields):
                 yield item
@@ -146,6 +153,7 @@ def streaming(
             failure = _classify(exc, method)
             code = failure.code
         finally:
+            metrics.STREAMS.dec()
             _log_rpc(method, code, start, fields, failure)
         if failure is not None:
             await context.abort(failure.code, failure.message)
@@ -160,7 +168,9 @@ def _log_rpc(
     fields: dict[str, Any],
     failure: _Failure | None,
 ) -> None:
-    duration_ms = round((time.perf_counter() - start) * 1000, 3)
+    seconds = time.perf_counter() - start
+    metrics.observe_rpc(method, code.name, seconds)
+    duration_ms = round(seconds * 1000, 3)
     extra = {"error": failure.log_message} if failure is not None else {}
     if code == grpc.StatusCode.INTERNAL:
         level = log.warning
@@ -284,7 +294,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, token, request.move, request.expected_version
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
-        reply = pb.SubmitMoveResponse(version=out.record.version, move=out.move)
+        metrics.MOVES.labels(out.record.game).inc()
+        reply = pb.SubmitMoveResponse(
+            version=out.record.version, move=out.move, public_move=out.public
+        )
         views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
         return reply
 
@@ -341,8 +354,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 continue
             if record.status == Status.FINISHED and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(signal_.wait(), self.poll_seconds)
+            if store.notifies_changes:
+                change = store.wait_for_change(table_id, last, self.poll_seconds)
+                await _wait_either(signal_, change)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(signal_.wait(), self.poll_seconds)
             if not signal_.is_set():
                 fresh = await store.get(table_id)
                 if fresh is not None:
@@ -357,6 +374,18 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes"
             )
         return pb.PingResponse(payload=request.payload)
+
+
+async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
+    """Waits for the local wake-up (a write through this process, or shutting down) or the
+    store's (a write through another replica), whichever comes first."""
+    tasks = [asyncio.ensure_future(signal_.wait()), asyncio.ensure_future(change)]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def fill_seats_forever(tables: Tables, interval: float) -> None:
@@ -391,9 +420,15 @@ class Server:
         self.port = port
         self._fill_task = fill_task
 
-    async def stop(self, grace: float = 5.0) -> None:
+    async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
+        """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
+        streams end with UNAVAILABLE and where to resume; other calls are still answered for
+        `drain` s, while the news spreads; then new calls are refused and in-flight ones get
+        `grace` s to finish."""
         await self.health.enter_graceful_shutdown()
         self.tables.hub.close()  # ends open streams with a "resume from" message
+        if drain > 0:
+            await asyncio.sleep(drain)
         await self.server.stop(grace)
         self._fill_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -441,18 +476,36 @@ async def start(
 
 
 async def serve(
-    listen: str, store_url: str, grace: float = 5.0, fill_interval: float = 1.0
+    listen: str,
+    store_url: str,
+    grace: float = 5.0,
+    fill_interval: float = 1.0,
+    metrics_port: int = 0,
+    drain: float = 0.0,
 ) -> None:
-    """Runs until SIGTERM or SIGINT, then stops gracefully: in-flight RPCs get `grace` s."""
+    """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
+    ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
+    metrics are served at /metrics on the listen host."""
     slog = get_logger("croupier.server")
     running = await start(listen, store_url, fill_interval)
     host = listen.rsplit(":", 1)[0]
-    slog.info("serving", listen=f"{host}:{running.port}", store=store_url)
+    refresh: asyncio.Task[None] | None = None
+    if metrics_port:
+        try:
+            metrics.serve_http(metrics_port, host.strip("[]"))
+        except OSError as e:
+            await running.stop(0)
+            raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
+        refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
+    address = f"{host}:{running.port}"
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    slog.info("stopping", grace_seconds=grace)
-    await running.stop(grace)
+    slog.info("stopping", drain_seconds=drain, grace_seconds=grace)
+    if refresh is not None:
+        refresh.cancel()
+    await running.stop(grace, drain)
     slog.info("stopped")

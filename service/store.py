@@ -8,6 +8,7 @@ The record's version is always the version of its last event.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import json
 from abc import ABC, abstractmethod
@@ -30,6 +31,11 @@ class TableExists(StoreError):
 
 class TableMissing(StoreError):
     """No table with this id is stored."""
+
+
+class StoreUnavailable(StoreError):
+    """The backing service (Redis) cannot be reached now; a write may or may not have landed.
+    Clients are told UNAVAILABLE: retry, re-reading the table first."""
 
 
 class SeatKind(enum.StrEnum):
@@ -234,12 +240,31 @@ class Store(ABC):
     async def list(self, flt: TableFilter) -> list[TableRecord]:
         """Tables matching the filter, newest first, at most `flt.limit`."""
 
+    async def wait_for_change(self, table_id: str, after_version: int, timeout: float) -> None:
+        """Returns once the table may have an event after `after_version`, or after `timeout`
+        seconds. Backends that can hear writes of other processes (Redis) override it; this
+        one just sleeps, and streams rely on the local wake-up plus a poll."""
+        await asyncio.sleep(timeout)
+
+    async def count_tables(self) -> dict[tuple[str, str], int]:
+        """(game, status) -> number of stored tables, for the metrics gauge. This default
+        lists every table: backends with indexes count cheaper."""
+        counts: dict[tuple[str, str], int] = {}
+        for r in await self.list(TableFilter(limit=1 << 30)):
+            key = (r.game, r.status.value)
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    # whether wait_for_change hears writes made by other processes
+    notifies_changes = False
+
     async def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Releases connections and files."""
 
 
 def open_store(url: str) -> Store:
-    """A store from its URL: `memory` or `sqlite:<path>` (created if absent)."""
+    """A store from its URL: `memory`, `sqlite:<path>` (created if absent) or
+    `redis://host:port/db[?prefix=...&retention=seconds]`."""
     if url == "memory":
         from service.store_memory import MemoryStore
 
@@ -249,4 +274,10 @@ def open_store(url: str) -> Store:
 
         path = url.removeprefix("sqlite:").removeprefix("//") or "./var/croupier.db"
         return SQLiteStore(path)
-    raise ValueError(f"unknown store {url!r}; use 'memory' or 'sqlite:<path>'")
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from service.store_redis import RedisStore
+
+        return RedisStore(url)
+    raise ValueError(
+        f"unknown store {url!r}; use 'memory', 'sqlite:<path>' or 'redis://host:port/db'"
+    )

@@ -27,6 +27,38 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(3, {}),
         Setup(3, {"deals": 3, "max_redeals": 1}),
     ],
+    # Ranking points are not zero-sum. Every player count, with and without manual_draw; the
+    # round counts kept small (rounds 0: as many rounds as players).
+    "dobro": [
+        Setup(2, {"rounds": 0}, zero_sum=False),
+        Setup(3, {"rounds": 1}, zero_sum=False),
+        Setup(4, {}, zero_sum=False),
+        Setup(5, {"rounds": 1}, zero_sum=False),
+        Setup(6, {"rounds": 1}, zero_sum=False),
+        Setup(2, {"manual_draw": True, "rounds": 0}, zero_sum=False),
+        Setup(3, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+        Setup(4, {"manual_draw": True, "rounds": 2}, zero_sum=False),
+        Setup(5, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+        Setup(6, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+    ],
+    "doppelkopf": [
+        Setup(4, {"deals": 2}),
+        Setup(4, {"deals": 2, "bistro": True}),
+        Setup(4, {"deals": 2, "duel": True}),
+        Setup(4, {"deals": 1, "tournament": True}),
+        Setup(4, {"deals": 4, "target_points": 1, "bistro": True, "tournament": True}),
+    ],
+    # Scores go down from start_score and are not zero-sum until the final RISCOS settlement
+    # (checked in tests/test_sobe_e_desce_rules.py). Full matches at the default 20 points
+    # last ~25 deals, so the kit bounds them with max_deals (the rule that ends long matches);
+    # a low start score forces everybody to play (5 points or fewer) and ends naturally.
+    "sobe_e_desce": [
+        Setup(4, {"max_deals": 4}, zero_sum=False),
+        Setup(4, {"start_score": 6, "dealer": 2}, zero_sum=False),
+        Setup(4, {"start_score": 12, "max_deals": 6}, zero_sum=False),
+    ],
+    # Dos scores are not zero-sum (only the round winner scores); low targets keep the
+    # matches short, the max_turns set-up plays blocked rounds.
     "dos": [
         Setup(2, {"target": 30}, zero_sum=False),
         Setup(3, {"target": 30}, zero_sum=False),

@@ -56,9 +56,11 @@ def wait_serving(address: str, timeout: float = 20.0, proc: subprocess.Popen | N
 
 @dataclass
 class ServerProcess:
-    """`croupier serve` as a child process on a free port and a given SQLite file."""
+    """`croupier serve` as a child process on a free port and a given SQLite file (or any
+    store URL given as `store`; `db` then only names the log file)."""
 
     db: Path
+    store: str = ""
     port: int = field(default_factory=free_port)
     extra: tuple[str, ...] = ("--fill-interval", "0.1")
     log: Path | None = None
@@ -72,7 +74,7 @@ class ServerProcess:
         log_path = self.log or self.db.with_suffix(".log")
         with open(log_path, "ab") as out:
             self.proc = subprocess.Popen(
-                [*CROUPIER, "serve", "--listen", self.address, "--store", f"sqlite:{self.db}",
+                [*CROUPIER, "serve", "--listen", self.address, "--store", self.store or f"sqlite:{self.db}",
                  "--log-level", "info", *self.extra],
                 cwd=REPO,
                 stdout=out,

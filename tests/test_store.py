@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import redis
 
 from service.store import (
     Event,
@@ -29,6 +32,7 @@ from service.store import (
     open_store,
 )
 from service.store_memory import MemoryStore
+from service.store_redis import RedisStore
 from service.store_sqlite import CHECKPOINT_AFTER, SQLiteStore
 
 T = TypeVar("T")
@@ -84,14 +88,44 @@ def new_sqlite(tmp: Path) -> Store:
 
 
 BACKENDS: dict[str, Callable[[Path], Store]] = {"memory": new_memory, "sqlite": new_sqlite}
+REDIS_URL = os.environ.get("CROUPIER_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+def redis_prefix() -> str:
+    """A key prefix of its own per test, so parallel runs sharing one Redis never collide."""
+    return f"croupier-test:{uuid.uuid4().hex}:"
+
+
+def redis_cleanup(prefix: str) -> None:
+    """Deletes every key under `prefix` (SCAN + DEL: never FLUSHDB on a shared Redis)."""
+    conn = redis.Redis.from_url(REDIS_URL)
+    try:
+        keys = list(conn.scan_iter(match=f"{prefix}*", count=500))
+        if keys:
+            conn.delete(*keys)
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A store URL with a fresh prefix; its keys are deleted after the test."""
+    prefix = redis_prefix()
+    yield f"{REDIS_URL}?prefix={prefix}"
+    redis_cleanup(prefix)
+
+
+@pytest.fixture(params=[*sorted(BACKENDS), "redis"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
-    """A factory: stores it makes share one backing (the same SQLite file, the same memory)."""
+    """A factory: stores it makes share one backing (the same SQLite file, the same memory,
+    the same Redis prefix)."""
     if request.param == "memory":
         shared = MemoryStore()
         yield lambda: shared
+    elif request.param == "redis":
+        prefix = redis_prefix()
+        yield lambda: RedisStore(f"{REDIS_URL}?prefix={prefix}")
+        redis_cleanup(prefix)
     else:
         yield lambda: BACKENDS["sqlite"](tmp_path)
 
@@ -620,5 +654,163 @@ def test_sqlite_checkpoints_keep_the_wal_small(tmp_path: Path) -> None:
         with closing(sqlite3.connect(path)) as raw:
             count = raw.execute("SELECT count(*) FROM events").fetchone()[0]
         assert count == version
+
+    run(go())
+
+
+# --- Redis: waiting for other replicas' writes, seat races, expiry, URLs -------------------
+
+
+def test_redis_wait_for_change_hears_another_store(redis_url: str) -> None:
+    """A waiter on one store (one replica) wakes promptly on a commit through another."""
+
+    async def go() -> None:
+        a, b = RedisStore(redis_url), RedisStore(redis_url)
+        await _seed(a)
+        await _seed(a, "t2")
+        loop = asyncio.get_running_loop()
+        # nothing new: it returns after its timeout
+        t0 = loop.time()
+        await b.wait_for_change("t1", 1, 0.2)
+        assert loop.time() - t0 >= 0.19
+        # already past: it returns at once
+        t0 = loop.time()
+        await b.wait_for_change("t1", 0, 5.0)
+        assert loop.time() - t0 < 1.0
+
+        async def write_later(table_id: str, delay: float) -> None:
+            await asyncio.sleep(delay)
+            await a.commit(record(table_id, version=2), [event(table_id, 2)], 1)
+
+        # two waiters on different tables share the reader: each wakes on its own table's write
+        for table_id in ("t1", "t2"):
+            t0 = loop.time()
+            writer = asyncio.create_task(write_later(table_id, 0.1))
+            other = asyncio.create_task(
+                b.wait_for_change(
+                    "t2" if table_id == "t1" else "t1", 2 if table_id == "t1" else 2, 3.0
+                )
+            )
+            await b.wait_for_change(table_id, 1, 5.0)
+            assert loop.time() - t0 < 1.0, "woken by the write, not by the timeout"
+            await writer
+            other.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await other
+        await a.close()
+        await b.close()
+
+    run(go())
+
+
+def test_redis_racing_seat_claims_one_wins(redis_url: str) -> None:
+    """Bots on two replicas claim the same bot seat at once: exactly one gets it."""
+    from service.tables import SeatRequest, TableError, Tables
+
+    async def go() -> None:
+        stores = [RedisStore(redis_url) for _ in range(2)]
+        replicas = [Tables(s) for s in stores]
+        for _ in range(10):
+            rec = await replicas[0].create(
+                "dou_dizhu",
+                3,
+                {},
+                [SeatRequest(SeatKind.BOT, "random"), SeatRequest(), SeatRequest()],
+            )
+            outcomes = await asyncio.gather(
+                *(r.join(rec.table_id, 0, f"bot{i}", True) for i, r in enumerate(replicas)),
+                return_exceptions=True,
+            )
+            won = [o for o in outcomes if not isinstance(o, BaseException)]
+            lost = [o for o in outcomes if isinstance(o, TableError)]
+            assert len(won) == 1 and len(lost) == 1, outcomes
+            final = await stores[1].get(rec.table_id)
+            assert final is not None and final.version == 2 and final.seats[0].occupied
+            assert [e.version for e in await stores[1].events_after(rec.table_id, 0)] == [1, 2]
+        for s in stores:
+            await s.close()
+
+    run(go())
+
+
+def test_redis_finished_tables_expire(redis_url: str) -> None:
+    async def go() -> None:
+        store = RedisStore(redis_url + "&retention=1")
+        await _seed(store)
+        await _seed(store, "t2")
+        over = record("t1", version=2, status=Status.FINISHED)
+        await store.commit(over, [event("t1", 2, EventKind.END, status=Status.FINISHED)], 1)
+        conn = store._redis
+        assert 0 < await conn.ttl(store._record_key("t1")) <= 1
+        assert 0 < await conn.ttl(store._stream_key("t1")) <= 1
+        assert await conn.ttl(store._record_key("t2")) == -1  # still playing: kept
+        assert [r.table_id for r in await store.list(TableFilter(status=Status.FINISHED))] == ["t1"]
+        await asyncio.sleep(1.2)
+        assert await store.get("t1") is None
+        assert await store.events_after("t1", 0) == []
+        assert [r.table_id for r in await store.list(TableFilter())] == ["t2"]
+        # the listing dropped the expired id from every index
+        for key in (
+            store._idx_created,
+            store._status_key(Status.FINISHED),
+            store._game_key("dou_dizhu"),
+        ):
+            assert await conn.zscore(key, "t1") is None
+        await store.close()
+
+    run(go())
+
+
+def test_redis_urls() -> None:
+    from service.store_redis import parse_url
+
+    assert parse_url("redis://h:1/2") == ("redis://h:1/2", "croupier:", 0.0)
+    assert parse_url("redis://h:1/2?prefix=a:&retention=60&socket_timeout=5") == (
+        "redis://h:1/2?socket_timeout=5",
+        "a:",
+        60.0,
+    )
+    with pytest.raises(ValueError, match="retention"):
+        parse_url("redis://h/0?retention=soon")
+    store = open_store(f"{REDIS_URL}?prefix=x:")
+    assert isinstance(store, RedisStore) and store.prefix == "x:"
+    run(store.close())
+
+
+def test_count_tables(make_store: Callable[[], Store]) -> None:
+    async def go() -> None:
+        store = make_store()
+        assert await store.count_tables() == {}
+        await _seed(store, "a")
+        await _seed(store, "b")
+        await store.create(record("c", game="other"), [event("c", 1)])
+        await store.commit(record("b", version=2, status=Status.PLAYING), [event("b", 2)], 1)
+        assert await store.count_tables() == {
+            ("dou_dizhu", "waiting"): 1,
+            ("dou_dizhu", "playing"): 1,
+            ("other", "waiting"): 1,
+        }
+        await store.close()
+
+    run(go())
+
+
+def test_redis_unreachable_is_store_unavailable() -> None:
+    """No Redis on the port: every call fails with StoreUnavailable (UNAVAILABLE to clients,
+    which retry), not with an internal error."""
+    from service.store import StoreUnavailable
+    from tests.support import free_port
+
+    async def go() -> None:
+        store = RedisStore(f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1")
+        with pytest.raises(StoreUnavailable):
+            await store.get("t1")
+        with pytest.raises(StoreUnavailable):
+            await store.create(record("t1"), [event("t1", 1)])
+        with pytest.raises(StoreUnavailable):
+            await store.events_after("t1", 0)
+        with pytest.raises(StoreUnavailable):
+            await store.list(TableFilter())
+        await store.close()
 
     run(go())

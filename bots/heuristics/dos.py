@@ -53,7 +53,7 @@ def choose(
         if kind in (CATCH, CALL, END_DOS):
             return m
         if kind == MATCH:
-            score = match_score(m, hand_size) + rng.random() * 0.01
+            score = match_score(m, hand_size)  # ties: the first listed (deterministic)
         elif kind == ADD:
             score = add_score(m) - 500.0  # only once no match is left
         else:  # draw or end: the last resort

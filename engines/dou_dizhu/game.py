@@ -502,17 +502,38 @@ def _end_deal(s: DouDizhuState, winner: int) -> None:
 
 
 def _fill_actions(msg: pb.DouDizhuView | pb.DouDizhuState, state: DouDizhuState) -> None:
-    """Bidding, plays and deal history into a view or state message (add() builds in place:
-    about twice as fast as extend() with new messages, and views are built on every move)."""
-    add = msg.bidding.add
-    for seat, bid in state.bidding:
-        add(seat=seat, move=BIDS[bid].text)
-    add = msg.plays.add
-    for seat, move in state.plays:
-        add(seat=seat, move=move.text)
+    """Bidding, plays and deal history into a view or state message.
+
+    The plays grow with every move and a view and an encoding are built on every move, so
+    each (seat, action) pair of the state is serialized once and cached, and the wire bytes of
+    the whole list are parsed into the message in one C call: about 5x faster than add() per
+    action.
+    """
+    bids, plays = _ACTION_WIRE[type(msg)]
+    parts = [bids.get(a) or _action_wire(msg, 0, a) for a in state.bidding]
+    parts += [plays.get(a) or _action_wire(msg, 1, a) for a in state.plays]
+    if parts:
+        msg.MergeFromString(b"".join(parts))
     add = msg.history.add
     for d in state.history:
         add(landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores)
+
+
+# per message type: the wire bytes of (seat, bid) bidding entries and (seat, Move) plays
+_ACTION_WIRE: dict[type, tuple[dict[tuple[int, Any], bytes], dict[tuple[int, Any], bytes]]] = {
+    pb.DouDizhuState: ({}, {}),
+    pb.DouDizhuView: ({}, {}),
+}
+
+
+def _action_wire(msg: Any, field: int, action: tuple[int, Any]) -> bytes:
+    """One bidding (field 0) or play (field 1) entry as wire bytes of `msg`'s type."""
+    seat, what = action
+    entry = pb.DouDizhuAction(seat=seat, move=BIDS[what].text if field == 0 else what.text)
+    kind = type(msg)
+    one = kind(bidding=[entry]) if field == 0 else kind(plays=[entry])
+    data = _ACTION_WIRE[kind][field][action] = one.SerializeToString()
+    return data
 
 
 def _played(state: DouDizhuState) -> list[int]:

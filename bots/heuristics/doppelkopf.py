@@ -1,0 +1,191 @@
+"""A rule-based Doppelkopf player: an opponent, and the playout policy of ISMCTS.
+
+It reads only what the acting seat knows (its hand, the public play, the parties as far as
+that seat can tell), so it may be given any determinization. Reserve with the club queens
+(marriage) or a hand full of trumps of one solo; announce with a strong hand; lead side aces
+while the suit is fresh; win tricks with points as cheaply as possible, fatten a partner's
+trick, and throw the least valuable card when the trick is lost.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engines.doppelkopf.cards import (
+    ACE,
+    CLUB_QUEEN,
+    FOLLOW,
+    HEART_TEN,
+    MASKS,
+    POINTS,
+    POWER,
+    STRENGTH,
+    TRUMP,
+    count,
+    kind,
+    present,
+    rank_of,
+    trick_winner,
+)
+from engines.doppelkopf.game import (
+    DECLARATION,
+    LAYOUT_OF,
+    PLAYING,
+    RESERVATIONS,
+    DoppelkopfState,
+    public_parties,
+)
+from engines.doppelkopf.moves import (
+    ANNOUNCE,
+    CARD,
+    HEALTHY,
+    MARRIAGE,
+    NORMAL,
+    PASS,
+    RESERVATION,
+    SOLO,
+    SOLO_ACES,
+    Move,
+)
+
+_TOP = {kind(0, 3), kind(1, 3), HEART_TEN}  # Qc Qs Th
+ANNOUNCE_AT = 9.0  # hand strength (trumps + top trumps + half the side aces) to say re/kontra
+
+
+def _trumps(hand: int, layout: int) -> int:
+    m = present(hand) & MASKS[layout][TRUMP]
+    return sum(count(hand, k) for k in range(24) if m >> (2 * k) & 1)
+
+
+def _solo_score(hand: int, contract: int) -> float:
+    """How many tricks-worth of strength the hand has for a solo (rough)."""
+    layout = LAYOUT_OF[contract]
+    trumps = _trumps(hand, layout)
+    aces = sum(count(hand, kind(s, ACE)) for s in range(4) if FOLLOW[layout][kind(s, ACE)] != TRUMP)
+    if contract == SOLO_ACES:
+        return aces * 1.5
+    return trumps + 0.5 * aces
+
+
+def _best_solo(hand: int, solos: Sequence[Move]) -> tuple[float, Move | None]:
+    best, pick = 0.0, None
+    for m in solos:
+        v = _solo_score(hand, m.contract)
+        if v > best:
+            best, pick = v, m
+    return best, pick
+
+
+def _strength(state: DoppelkopfState, seat: int) -> float:
+    hand = state.hands[seat]
+    trumps = _trumps(hand, state.layout)
+    top = sum(count(hand, k) for k in _TOP)
+    aces = sum(count(hand, kind(s, ACE)) for s in range(3))
+    return trumps + top + 0.5 * aces
+
+
+def choose(
+    game: object, state: DoppelkopfState, seat: int, legal: Sequence[Move], rng: random.Random
+) -> Move:
+    if len(legal) == 1:
+        return legal[0]
+    phase = state.phase
+    hand = state.hands[seat]
+    if phase == RESERVATIONS:
+        solos = [m for m in (_solo_moves(state)) if m.kind == SOLO]
+        strong = _best_solo(hand, solos)[0] >= 10 or count(hand, CLUB_QUEEN) == 2
+        want = RESERVATION if strong else HEALTHY
+        return next((m for m in legal if m.kind == want), legal[0])
+    if phase == DECLARATION:
+        value, solo = _best_solo(hand, [m for m in legal if m.kind == SOLO])
+        marriage = next((m for m in legal if m.kind == MARRIAGE), None)
+        if marriage is not None and value < 10:
+            return marriage
+        return solo if solo is not None else legal[0]
+    if phase != PLAYING:
+        return legal[0]
+    cards = [m for m in legal if m.kind == CARD]
+    if not cards:  # out of turn: announce or pass
+        return _announce_or_pass(state, seat, legal, rng)
+    if len(cards) < len(legal) and len(state.tricks) <= 1:
+        ann = _announce_or_pass(state, seat, legal, rng)
+        if ann.kind == ANNOUNCE:
+            return ann
+    return _play_card(state, seat, cards)
+
+
+def _solo_moves(state: DoppelkopfState) -> list[Move]:
+    from engines.doppelkopf.moves import PURE_SOLOS, SOLO_MOVES, SOLOS
+
+    return [SOLO_MOVES[c] for c in SOLOS if state.bistro or c not in PURE_SOLOS]
+
+
+def _announce_or_pass(
+    state: DoppelkopfState, seat: int, legal: Sequence[Move], rng: random.Random
+) -> Move:
+    anns = [m for m in legal if m.kind == ANNOUNCE and m.level == 1]
+    if anns and _strength(state, seat) >= (ANNOUNCE_AT if state.contract == NORMAL else ANNOUNCE_AT - 1):
+        return anns[0]
+    return next((m for m in legal if m.kind == PASS), legal[0])
+
+
+def _play_card(state: DoppelkopfState, seat: int, cards: Sequence[Move]) -> Move:
+    layout = state.layout
+    follow = FOLLOW[layout]
+    power = POWER[layout]
+    trick = state.trick
+    known = public_parties(state, seat)
+    mine = known[seat]
+    if not trick:
+        # lead a side ace of a suit not led yet, else a low trump (Re) or a low side card
+        led = {follow[c[0]] for _, c, _ in state.tricks}
+        aces = [m for m in cards if follow[m.card] != TRUMP and rank_of(m.card) == ACE
+                and follow[m.card] not in led]
+        if aces:
+            return aces[0]
+        trumps = [m for m in cards if follow[m.card] == TRUMP]
+        sides = [m for m in cards if follow[m.card] != TRUMP]
+        if trumps and (mine == 1 or not sides):
+            return min(trumps, key=lambda m: (POINTS[m.card] > 4, power[m.card]))
+        return min(sides or cards, key=lambda m: (POINTS[m.card], power[m.card]))
+    row = STRENGTH[layout][follow[trick[0]]]
+    best_i = trick_winner(layout, trick)
+    best_seat = (state.leader + best_i) % 4
+    best = row[trick[best_i]]
+    partner_wins = mine >= 0 and known[best_seat] == mine
+    last = len(trick) == 3
+    at_stake = sum(POINTS[k] for k in trick)
+    winning = [m for m in cards if row[m.card] > best]
+    if partner_wins and (last or best >= 100 + 9):
+        # fatten the partner's trick without taking it over
+        keep = [m for m in cards if row[m.card] <= best] or cards
+        return max(keep, key=lambda m: (POINTS[m.card], -power[m.card]))
+    if winning and (last or at_stake >= 10 or follow[trick[0]] != TRUMP):
+        if last:
+            return min(winning, key=lambda m: (row[m.card], POINTS[m.card]))
+        return max(winning, key=lambda m: (row[m.card] >= 100 + 9, -POINTS[m.card], row[m.card]))
+    return min(cards, key=lambda m: (POINTS[m.card], power[m.card]))
+
+
+def candidates(
+    game: object, state: DoppelkopfState, seat: int, legal: Sequence[Move]
+) -> Sequence[Move]:
+    """The moves worth searching: every card, pass, and only the lowest announcement.
+
+    Skipping levels ('re no 60' at once) is rarely better than announcing step by step, and
+    each announcement multiplies the branching of the out-of-turn decisions.
+    """
+    if len(legal) <= 2:
+        return legal
+    kept: list[Move] = []
+    lowest: Move | None = None
+    for m in legal:
+        if m.kind == ANNOUNCE:
+            if lowest is None or m.level < lowest.level:
+                lowest = m
+        else:
+            kept.append(m)
+    if lowest is not None:
+        kept.append(lowest)
+    return kept

@@ -1,0 +1,137 @@
+"""Doppelkopf in the terminal: hand sorted trumps first, the open trick, contract, parties,
+announcements, card points and session scores."""
+
+from __future__ import annotations
+
+from croupier.v1 import croupier_pb2, doppelkopf_pb2
+
+from service.render import Renderer, seat_label, signed
+
+RESERVATIONS = doppelkopf_pb2.DOPPELKOPF_PHASE_RESERVATIONS
+DECLARATION = doppelkopf_pb2.DOPPELKOPF_PHASE_DECLARATION
+PLAYING = doppelkopf_pb2.DOPPELKOPF_PHASE_PLAYING
+OVER = doppelkopf_pb2.DOPPELKOPF_PHASE_OVER
+PHASES = {RESERVATIONS: "reservations", DECLARATION: "declaration", PLAYING: "playing",
+          OVER: "over"}
+CONTRACTS = (
+    "normal game", "marriage", "diamond solo", "heart solo", "spade solo", "club solo",
+    "queen solo", "jack solo", "aces solo (no trumps)", "pure club solo", "pure spade solo",
+    "pure heart solo", "pure diamond solo",
+)
+LEVELS = ("", "re/kontra", "no 90", "no 60", "no 30", "schwarz")
+SUITS = {"c": "♣", "s": "♠", "h": "♥", "d": "♦"}
+
+View = doppelkopf_pb2.DoppelkopfView
+Table = croupier_pb2.Table
+
+
+def pretty(cards: str) -> str:
+    """'Qc Th' -> 'Q♣ 10♥': suits as symbols, tens as 10."""
+    out = []
+    for c in cards.split():
+        rank = "10" if c[0] == "T" else c[0]
+        out.append(rank + SUITS.get(c[1], c[1]))
+    return " ".join(out)
+
+
+def contract_text(view: View, table: Table, me: int | None) -> str:
+    name = CONTRACTS[view.contract] if 0 <= view.contract < len(CONTRACTS) else "?"
+    if view.declarer >= 0:
+        who = "bride" if view.contract == 1 else "soloist"
+        name += f" ({who} {seat_label(table, view.declarer, me)})"
+    return name
+
+
+class DoppelkopfRenderer(Renderer):
+    def public(self, view: View, table: Table, me: int | None) -> list[str]:
+        lines = []
+        if view.phase == OVER:
+            lines.append(f"session over after {len(view.history)} deal(s)")
+        else:
+            deal = f"deal {view.deal_number + 1} of {view.deals}"
+            if view.target_points:
+                deal += f" (or first to {view.target_points})"
+            modes = [m for m, on in (("Bistro", view.bistro), ("duel", view.duel),
+                                     ("tournament display", view.tournament)) if on]
+            extra = f" [{', '.join(modes)}]" if modes else ""
+            lines.append(f"{deal}, {PHASES.get(view.phase, '')}{extra}; dealer "
+                         f"{seat_label(table, view.dealer, me)}")
+            if view.calls:
+                lines.append("Calls: " + ", ".join(
+                    f"{seat_label(table, a.seat, me)} {a.move}" for a in view.calls))
+        if view.phase == PLAYING:
+            lines.append("Game: " + contract_text(view, table, me))
+            if view.partner >= 0:
+                lines.append(f"Marriage partner: {seat_label(table, view.partner, me)}")
+            if view.swines >= 0:
+                lines.append(f"Swines: {seat_label(table, view.swines, me)}")
+            anns = [a for a in view.announcements if a.move != "pass"]
+            if anns:
+                lines.append("Announced: " + ", ".join(
+                    f"{seat_label(table, a.seat, me)} {a.move}" for a in anns))
+            if view.parties and any(p >= 0 for p in view.parties):
+                names = {1: "Re", 0: "Kontra", -1: "?"}
+                lines.append("Parties: " + "  ".join(
+                    f"{seat_label(table, s, me)} {names[p]}" for s, p in enumerate(view.parties)))
+            if view.points:
+                lines.append("Card points: " + "  ".join(
+                    f"{seat_label(table, s, me)} {p}" for s, p in enumerate(view.points)))
+            sizes = "  ".join(f"{seat_label(table, s, me)} {n}"
+                              for s, n in enumerate(view.hand_sizes))
+            lines.append(f"Cards left: {sizes}")
+            if view.tricks:
+                t = view.tricks[-1]
+                lines.append(f"Last trick: {pretty(t.cards)} (led by "
+                             f"{seat_label(table, t.leader, me)}, won by "
+                             f"{seat_label(table, t.winner, me)})")
+            if view.trick.cards:
+                lines.append(f"On the table: {pretty(view.trick.cards)} (led by "
+                             f"{seat_label(table, view.trick.leader, me)})")
+        if any(view.totals):
+            lines.append("Session totals: " + "  ".join(
+                f"{seat_label(table, s, me)} {signed(t)}" for s, t in enumerate(view.totals)))
+        return lines
+
+    def stage(self, view: View) -> tuple[object, ...]:
+        return (view.deal_number, view.phase, view.contract, len(view.tricks))
+
+    def summary(self, view: View, table: Table) -> str:
+        parts = [PHASES.get(view.phase, "")]
+        if view.phase == PLAYING:
+            parts.append(f"trick {len(view.tricks) + 1}")
+            if view.trick.cards:
+                parts.append("table " + pretty(view.trick.cards))
+        return " · ".join(p for p in parts if p)
+
+    def turn(self, view: View, table: Table, me: int) -> list[tuple[str, str | None]]:
+        lines: list[tuple[str, str | None]] = []
+        if view.phase == RESERVATIONS:
+            lines.append(("Healthy (normal game) or reservation (solo or marriage)?", "bold yellow"))
+        elif view.phase == DECLARATION:
+            lines.append(("Name your reservation: a solo, or marriage.", "bold yellow"))
+        elif view.phase == PLAYING:
+            if view.turn != me:
+                lines.append(("You may announce now, or pass until the trick ends.", "bold yellow"))
+            elif view.trick.cards:
+                follow = f" — follow {view.to_follow}" if view.to_follow else ""
+                lines.append((f"On the table: {pretty(view.trick.cards)}{follow}", "bold yellow"))
+            else:
+                lines.append(("You lead: play any card.", "bold yellow"))
+        count = len(view.hand.split())
+        lines.append((f"Your hand ({count} cards): {pretty(view.hand)}", "bold green"))
+        return lines
+
+    def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
+        if not view.history:
+            return []
+        d = view.history[-1]
+        if d.no_score:
+            return ["  the marriage found no partner: no score"]
+        who = {1: "Re", 0: "Kontra", -1: "nobody"}[d.winner]
+        res = [f"  {CONTRACTS[d.contract]}: Re {d.re_points} card points, {who} won, "
+               f"value {abs(d.value)}" + (" (solo x3)" if d.solo else "")]
+        res.append("  counted: " + ", ".join(d.items))
+        return res
+
+
+RENDERER = DoppelkopfRenderer()

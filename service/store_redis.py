@@ -1,0 +1,505 @@
+"""Redis store: what several server replicas share.
+
+URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS). Every key
+starts with the prefix, so several deployments (or test runs) can share one Redis.
+
+Layout, per table `<id>`:
+- `<prefix>t:<id>`: a hash, the record (the engine state as bytes in one field).
+- `<prefix>e:<id>`: a Stream, the event log; the entry id of version v is `0-v`, so
+  "events after v" is one XRANGE from `0-(v+1)`, and a blocking XREAD from `0-v` wakes on the
+  next event whichever replica wrote it.
+- Lobby indexes, sorted sets of table ids: `idx:created` and `idx:game:<game>` (score:
+  created_at), `idx:status:<status>` (created_at), `idx:bot_open` (bot_open_at) and
+  `idx:fill_due` (fill_due_at), so ListTables and "tables waiting for a bot" read a range of
+  one index instead of scanning every table.
+
+Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
+the record, XADD the events, update the indexes, and, when the table finishes and a retention is
+set, EXPIRE its record and stream. Bot-seat claims need nothing more: JoinTable commits with the
+version it read, so of two racing joins of one seat exactly one lands.
+
+Ids of expired tables stay in the indexes until a listing meets them and drops them.
+
+Waiting for a change: one reader task per store holds a dedicated connection blocked in one
+XREAD over the streams of every table some stream subscriber waits on, and wakes those waiters
+when their table's stream moves. A subscriber for a table not yet in the XREAD unblocks the
+reader (CLIENT UNBLOCK, through the ordinary pool) so that it blocks again with the new key
+set. One connection per replica whatever the number of subscribers, rather than one blocked
+connection per subscriber.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.store import (
+    Event,
+    EventKind,
+    Seat,
+    Status,
+    Store,
+    StoreUnavailable,
+    TableExists,
+    TableFilter,
+    TableMissing,
+    TableRecord,
+    VersionConflict,
+    check_commit,
+    matches,
+    seats_from_json,
+    seats_to_json,
+)
+
+DEFAULT_PREFIX = "croupier:"
+# longest a blocked XREAD waits before it looks at its waiters again (ms)
+READER_BLOCK_MS = 5000
+# ids read from an index per round while a filtered listing fills its page
+LIST_PAGE = 200
+
+# KEYS: record, stream, idx:created, idx:bot_open, idx:fill_due, idx:status:waiting,
+#       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games
+# ARGV: expected (-1: create), table id, created_at, status, bot_open_at ('' none),
+#       fill_due_at ('' none), retention seconds (0 none), record field count n, n field/value
+#       pairs, then per event: its version, its field count m, m field/value pairs
+COMMIT_LUA = """
+local expected = tonumber(ARGV[1])
+local current = redis.call('HGET', KEYS[1], 'version')
+if expected < 0 then
+  if current then return {'exists'} end
+else
+  if not current then return {'missing'} end
+  if tonumber(current) ~= expected then return {'conflict', current} end
+end
+local id = ARGV[2]
+local created = ARGV[3]
+local status = ARGV[4]
+local n = tonumber(ARGV[8])
+local fields = {}
+for i = 9, 8 + 2 * n do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+local i = 9 + 2 * n
+while i <= #ARGV do
+  local version = ARGV[i]
+  local m = tonumber(ARGV[i + 1])
+  local entry = {}
+  for j = i + 2, i + 1 + 2 * m do entry[#entry + 1] = ARGV[j] end
+  redis.call('XADD', KEYS[2], '0-' .. version, unpack(entry))
+  i = i + 2 + 2 * m
+end
+if expected < 0 then
+  redis.call('ZADD', KEYS[3], created, id)
+  redis.call('ZADD', KEYS[9], created, id)
+  redis.call('SADD', KEYS[10], ARGV[10])  -- the first record field is the game
+end
+local statuses = {waiting = KEYS[6], playing = KEYS[7], finished = KEYS[8]}
+for name, key in pairs(statuses) do
+  if name == status then
+    redis.call('ZADD', key, created, id)
+  else
+    redis.call('ZREM', key, id)
+  end
+end
+if ARGV[5] == '' then redis.call('ZREM', KEYS[4], id) else redis.call('ZADD', KEYS[4], ARGV[5], id) end
+if ARGV[6] == '' then redis.call('ZREM', KEYS[5], id) else redis.call('ZADD', KEYS[5], ARGV[6], id) end
+local retention = tonumber(ARGV[7])
+if status == 'finished' and retention > 0 then
+  redis.call('EXPIRE', KEYS[1], retention)
+  redis.call('EXPIRE', KEYS[2], retention)
+end
+return {'ok'}
+"""
+
+
+def parse_url(url: str) -> tuple[str, str, float]:
+    """(the URL redis-py understands, key prefix, retention seconds) from a store URL."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query, keep_blank_values=True)
+    prefix = query.pop("prefix", [DEFAULT_PREFIX])[-1]
+    raw = query.pop("retention", ["0"])[-1] or "0"
+    try:
+        retention = float(raw)
+    except ValueError:
+        raise ValueError(f"retention must be a number of seconds, got {raw!r}") from None
+    if retention < 0:
+        raise ValueError("retention may not be negative")
+    rest = urlencode({k: v[-1] for k, v in query.items()})
+    return urlunsplit(parts._replace(query=rest)), prefix, retention
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Redis connection failures and timeouts as StoreUnavailable (UNAVAILABLE to clients)."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as e:
+        raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
+
+
+class _SeatsJson:
+    """seats_to_json remembered per seats tuple (by identity, holding the tuple): a table's
+    seats change a few times per match, its moves are written hundreds of times."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._texts: dict[int, tuple[tuple[Seat, ...], str]] = {}
+
+    def __call__(self, seats: tuple[Seat, ...]) -> str:
+        hit = self._texts.get(id(seats))
+        if hit is not None and hit[0] is seats:
+            return hit[1]
+        text = seats_to_json(seats)
+        if len(self._texts) >= self._size:
+            self._texts.clear()
+        self._texts[id(seats)] = (seats, text)
+        return text
+
+
+class _Reader:
+    """One blocked XREAD over every watched stream, fanning wake-ups out to the waiters."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self._store = store
+        # table id -> {future: the version its waiter has seen}
+        self._waiters: dict[str, dict[asyncio.Future[None], int]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._conn: aioredis.Redis | None = None
+        self._client_id: int | None = None
+        self._reading: dict[str, int] = {}  # table -> version the XREAD in flight reads after
+
+    async def wait(self, table_id: str, after_version: int, timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._waiters.setdefault(table_id, {})[fut] = after_version
+        try:
+            if self._task is None or self._task.done():
+                self._task = loop.create_task(self._run())
+            elif (
+                self._client_id is not None
+                and self._reading.get(table_id, after_version + 1) > after_version
+            ):
+                # the XREAD in flight does not cover this waiter: start it again with it (if
+                # the unblock overtakes the XREAD, the waiter's own timeout still bounds it)
+                with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
+                    await self._store._redis.client_unblock(self._client_id)
+            await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            waiters = self._waiters.get(table_id)
+            if waiters is not None:
+                waiters.pop(fut, None)
+                if not waiters:
+                    del self._waiters[table_id]
+
+    def _streams(self) -> dict[str, int]:
+        """Table -> the lowest version a waiter still waiting on it has seen."""
+        out: dict[str, int] = {}
+        for table_id, waiters in self._waiters.items():
+            pending = [after for fut, after in waiters.items() if not fut.done()]
+            if pending:
+                out[table_id] = min(pending)
+        return out
+
+    async def _run(self) -> None:
+        if self._conn is None:
+            self._conn = self._store._new_connection()
+        conn = self._conn
+        prefix_len = len(self._store._stream_key(""))
+        while True:
+            reading = self._streams()
+            if not reading:
+                return
+            try:
+                if self._client_id is None:
+                    self._client_id = int(await conn.client_id())
+                    reading = self._streams()  # waiters that came meanwhile
+                self._reading = reading
+                found = await conn.xread(
+                    {self._store._stream_key(t): f"0-{v}" for t, v in reading.items()},
+                    count=1,
+                    block=READER_BLOCK_MS,
+                )
+            except (RedisConnectionError, RedisTimeoutError):
+                # reconnects on the next command, as another client: waiters fall back on
+                # their own timeouts meanwhile
+                self._client_id = None
+                self._reading = {}
+                await asyncio.sleep(0.1)
+                continue
+            self._reading = {}
+            for key, entries in found or ():
+                if not entries:
+                    continue
+                table_id = (key.decode() if isinstance(key, bytes) else key)[prefix_len:]
+                entry_id = entries[-1][0]
+                if isinstance(entry_id, bytes):
+                    entry_id = entry_id.decode()
+                version = int(entry_id.split("-", 1)[1])
+                for fut, after in list(self._waiters.get(table_id, {}).items()):
+                    if version > after and not fut.done():
+                        fut.set_result(None)
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.aclose()
+            self._conn = None
+
+
+class RedisStore(Store):
+    def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
+        self._url, url_prefix, url_retention = parse_url(url)
+        self.prefix = url_prefix if prefix is None else prefix
+        self.retention = url_retention if retention is None else retention
+        self._redis: aioredis.Redis = aioredis.from_url(self._url)
+        self._script = self._redis.register_script(COMMIT_LUA)
+        self._seats_json = _SeatsJson()
+        self._reader = _Reader(self)
+        p = self.prefix
+        self._idx_created = f"{p}idx:created"
+        self._idx_bot_open = f"{p}idx:bot_open"
+        self._idx_fill_due = f"{p}idx:fill_due"
+        self._games = f"{p}idx:games"  # the names of the games with a game index
+
+    def _new_connection(self) -> aioredis.Redis:
+        return aioredis.from_url(self._url, single_connection_client=True)
+
+    # --- keys ---------------------------------------------------------------------------
+    def _record_key(self, table_id: str) -> str:
+        return f"{self.prefix}t:{table_id}"
+
+    def _stream_key(self, table_id: str) -> str:
+        return f"{self.prefix}e:{table_id}"
+
+    def _status_key(self, status: Status | str) -> str:
+        return f"{self.prefix}idx:status:{Status(status).value}"
+
+    def _game_key(self, game: str) -> str:
+        return f"{self.prefix}idx:game:{game}"
+
+    # --- encoding -----------------------------------------------------------------------
+    def _record_fields(self, r: TableRecord) -> list[Any]:
+        return [
+            "game", r.game,
+            "players", r.players,
+            "options", json.dumps(r.options, separators=(",", ":"), sort_keys=True),
+            "seats", self._seats_json(r.seats),
+            "status", r.status.value,
+            "version", r.version,
+            "state", r.state,
+            "created_at", repr(float(r.created_at)),
+            "fill_after", repr(float(r.fill_with_bots_after_seconds)),
+            "fill_level", r.fill_level,
+        ]  # fmt: skip
+
+    @staticmethod
+    def _record(table_id: str, h: dict[bytes, bytes]) -> TableRecord:
+        return TableRecord(
+            table_id=table_id,
+            game=h[b"game"].decode(),
+            players=int(h[b"players"]),
+            options=json.loads(h[b"options"]),
+            seats=seats_from_json(h[b"seats"].decode()),
+            status=Status(h[b"status"].decode()),
+            version=int(h[b"version"]),
+            state=bytes(h[b"state"]),
+            created_at=float(h[b"created_at"]),
+            fill_with_bots_after_seconds=float(h[b"fill_after"]),
+            fill_level=h[b"fill_level"].decode(),
+        )
+
+    def _event_fields(self, e: Event) -> list[Any]:
+        return [
+            "k", e.kind.value,
+            "s", e.seat,
+            "m", e.move,
+            "n", e.name,
+            "t", repr(float(e.time)),
+            "x", e.state,
+            "se", self._seats_json(e.seats),
+            "st", e.status.value,
+            "d", int(e.deal_over),
+        ]  # fmt: skip
+
+    @staticmethod
+    def _event(table_id: str, entry_id: bytes, f: dict[bytes, bytes]) -> Event:
+        return Event(
+            table_id=table_id,
+            version=int(entry_id.split(b"-", 1)[1]),
+            kind=EventKind(f[b"k"].decode()),
+            seat=int(f[b"s"]),
+            move=f[b"m"].decode(),
+            name=f[b"n"].decode(),
+            time=float(f[b"t"]),
+            state=bytes(f[b"x"]),
+            seats=seats_from_json(f[b"se"].decode()),
+            status=Status(f[b"st"].decode()),
+            deal_over=f[b"d"] == b"1",
+        )
+
+    # --- writing ------------------------------------------------------------------------
+    async def _write(self, record: TableRecord, events: Sequence[Event], expected: int) -> None:
+        fields = self._record_fields(record)
+        args: list[Any] = [
+            expected,
+            record.table_id,
+            repr(float(record.created_at)),
+            record.status.value,
+            _num(record.bot_open_at()),
+            _num(record.fill_due_at()),
+            math.ceil(self.retention),
+            len(fields) // 2,
+            *fields,
+        ]
+        for e in events:
+            ef = self._event_fields(e)
+            args.extend((e.version, len(ef) // 2, *ef))
+        keys = [
+            self._record_key(record.table_id),
+            self._stream_key(record.table_id),
+            self._idx_created,
+            self._idx_bot_open,
+            self._idx_fill_due,
+            self._status_key(Status.WAITING),
+            self._status_key(Status.PLAYING),
+            self._status_key(Status.FINISHED),
+            self._game_key(record.game),
+            self._games,
+        ]
+        with _reachable():
+            result = await self._script(keys=keys, args=args)
+        outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
+        if outcome == "ok":
+            return
+        if outcome == "exists":
+            raise TableExists(record.table_id)
+        if outcome == "missing":
+            raise TableMissing(record.table_id)
+        found = result[1].decode() if isinstance(result[1], bytes) else result[1]
+        raise VersionConflict(f"table {record.table_id} is at version {found}, not {expected}")
+
+    async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
+        check_commit(record, events, 0)
+        await self._write(record, events, -1)
+
+    async def commit(
+        self, record: TableRecord, events: Sequence[Event], expected_version: int
+    ) -> None:
+        check_commit(record, events, expected_version)
+        await self._write(record, events, expected_version)
+
+    # --- reading ------------------------------------------------------------------------
+    async def get(self, table_id: str) -> TableRecord | None:
+        with _reachable():
+            h = await self._redis.hgetall(self._record_key(table_id))
+        return self._record(table_id, h) if h else None
+
+    async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
+        with _reachable():
+            entries = await self._redis.xrange(
+                self._stream_key(table_id), min=f"0-{max(version, 0) + 1}", max="+", count=limit
+            )
+        return [self._event(table_id, eid, f) for eid, f in entries]
+
+    async def list(self, flt: TableFilter) -> list[TableRecord]:
+        with _reachable():
+            return await self._list(flt)
+
+    async def _list(self, flt: TableFilter) -> list[TableRecord]:
+        # the narrowest index answers; the other conditions are checked on the records
+        if flt.bot_open_before is not None:
+            ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)
+            return await self._pick(ids, flt, sort=True)
+        if flt.fill_due_before is not None:
+            ids = await self._redis.zrangebyscore(self._idx_fill_due, "-inf", flt.fill_due_before)
+            return await self._pick(ids, flt, sort=True)
+        if flt.status is not None:
+            key = self._status_key(flt.status)
+        elif flt.game:
+            key = self._game_key(flt.game)
+        else:
+            key = self._idx_created
+        found: list[TableRecord] = []
+        start = 0
+        while len(found) < flt.limit:
+            # newest first; ties on created_at broken by id, as the other stores do
+            ids = await self._redis.zrevrange(key, start, start + LIST_PAGE - 1)
+            if not ids:
+                break
+            found.extend(await self._pick(ids, flt, sort=False))
+            start += LIST_PAGE
+        return found[: flt.limit]
+
+    async def _pick(self, ids: Sequence[bytes], flt: TableFilter, sort: bool) -> list[TableRecord]:
+        """The records of `ids` that match, dropping ids of expired tables from the indexes."""
+        if not ids:
+            return []
+        names = [i.decode() for i in ids]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.hgetall(self._record_key(name))
+            rows = await pipe.execute()
+        records: list[TableRecord] = []
+        gone: list[str] = []
+        for name, h in zip(names, rows, strict=True):
+            if not h:
+                gone.append(name)
+                continue
+            r = self._record(name, h)
+            if matches(r, flt):
+                records.append(r)
+        if gone:
+            await self._forget(gone)
+        if sort:
+            records.sort(key=lambda r: (r.created_at, r.table_id), reverse=True)
+            return records[: flt.limit]
+        return records
+
+    async def _forget(self, table_ids: Sequence[str]) -> None:
+        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due]
+        keys += [self._status_key(s) for s in Status]
+        for game in await self._redis.smembers(self._games):
+            keys.append(self._game_key(game.decode()))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.zrem(key, *table_ids)
+            await pipe.execute()
+
+    async def count_tables(self) -> dict[tuple[str, str], int]:
+        """From the indexes: ZINTERCARD of each game's and each status's (ids of expired
+        tables count until a listing drops them)."""
+        games = sorted(g.decode() for g in await self._redis.smembers(self._games))
+        keys = [(g, s) for g in games for s in Status]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for g, s in keys:
+                pipe.execute_command("ZINTERCARD", 2, self._game_key(g), self._status_key(s))
+            counts = await pipe.execute()
+        return {(g, s.value): int(n) for (g, s), n in zip(keys, counts, strict=True) if n}
+
+    # --- waiting ------------------------------------------------------------------------
+    notifies_changes = True
+
+    async def wait_for_change(self, table_id: str, after_version: int, timeout: float) -> None:
+        await self._reader.wait(table_id, after_version, timeout)
+
+    async def close(self) -> None:
+        await self._reader.close()
+        await self._redis.aclose()

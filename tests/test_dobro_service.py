@@ -1,0 +1,150 @@
+"""Dobro end to end: real `croupier serve` and `croupier bots` processes over gRPC, and
+`croupier play dobro` in a pseudo-terminal against bots."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+
+from tests.bot_support import CROUPIER, Bots, Server, bot_seats, child_env, events_to_end, stub_for
+
+pytestmark = pytest.mark.e2e
+
+PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("dobro_stack")
+    server = Server(tmp / "c.db", tmp / "server.log")
+    bots = Bots(server.address, tmp / "bots.log", workers=1)
+    yield server
+    code = bots.stop()
+    server.stop()
+    assert code == 0, bots.describe()
+
+
+def create_dobro(stub, seats: list[pb.SeatSpec], **options: object) -> str:
+    opts = struct_pb2.Struct()
+    opts.update(options)
+    table = stub.CreateTable(
+        pb.CreateTableRequest(game="dobro", players=len(seats), options=opts, seats=seats),
+        timeout=10,
+    )
+    return table.table_id
+
+
+def check_finished(events: list[pb.TableEvent], players: int) -> pb.Result:
+    end = events[-1]
+    assert end.kind == pb.EVENT_KIND_END
+    result = end.view.result
+    assert result.finished and len(result.totals) == players
+    assert all(t < 0 for t in result.totals)  # penalty points, negated
+    assert list(result.winners)
+    moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    assert moves
+    # Every move event carries the table's announcement of what the move did.
+    assert all(e.view.view.dobro.announcement for e in moves)
+    return result
+
+
+def test_a_bot_only_table_plays_to_the_end(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        seats = [*bot_seats(2, "random"), *bot_seats(1, "heuristic"), *bot_seats(1, "easy")]
+        table_id = create_dobro(stub, seats, rounds=1)
+        events = events_to_end(stub, table_id, timeout=120)
+    result = check_finished(events, 4)
+    assert result.deals_played == 1
+    assert {e.seat for e in events if e.kind == pb.EVENT_KIND_MOVE} == {0, 1, 2, 3}
+    values = [e.view.view.dobro.announcement for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    assert any("The value is now" in a for a in values)
+    assert any(e.deal_over for e in events)
+    # A spectator following the finished table reads each move with its announcement.
+    watched = subprocess.run(
+        [CROUPIER, "watch", table_id, "--server", stack.address], capture_output=True, text=True,
+        timeout=60, env=child_env(NO_COLOR="1"),
+    )
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    out = watched.stdout
+    assert "The value is now" in out and "Cards collected this round:" in out
+    assert "Deal over:" in out
+    final = out[out.index("Final scores"):]
+    for seat, total in enumerate(result.totals):
+        assert f"seat {seat} (bot): {total:+d}" in final
+
+
+def test_manual_draw_with_calls_plays_to_the_end(stack: Server) -> None:
+    """Random bots forget to draw; the other bot seats, all to act at once, call it."""
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_dobro(stub, bot_seats(3, "random"), rounds=1, manual_draw=True)
+        events = events_to_end(stub, table_id, timeout=120)
+    check_finished(events, 3)
+    moves = [e.move for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    assert "draw" in moves and "end" in moves
+    assert any(m.startswith("call ") for m in moves), "nobody called a forgetting"
+
+
+def test_croupier_play_dobro_in_a_pty(stack: Server, tmp_path: Path) -> None:
+    transcript = (tmp_path / "play.txt").open("w")
+    child = pexpect.spawn(
+        CROUPIER,
+        ["play", "dobro", "--server", stack.address, "--name", "tester", "--bots", "random",
+         "--players", "3", "--option", "rounds=1"],
+        env=child_env(NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 120),
+    )
+    child.logfile_read = transcript
+    shown = tmp_path / "play.txt"
+    output: list[str] = []
+    prompts = 0
+    refusal = ""
+    try:
+        while True:
+            if child.expect([PROMPT, pexpect.EOF]) == 1:
+                output.append(child.before)
+                break
+            output.append(child.before)
+            prompts += 1
+            if prompts == 1:
+                child.sendline("J:13")  # no such value: refused with the server's reason
+                child.expect(r"Refused: (.+?)\r?\n")
+                refusal = child.match.group(1)
+                child.expect(PROMPT)
+                output.append(child.before)
+            listed = child.before[child.before.rfind("Legal moves:"):]
+            cells = re.findall(r"(\d+)\) (\S+)", listed)
+            if prompts % 2 == 0 and cells:
+                move = cells[-1][1]
+                child.sendline(f"={move}" if move.isdigit() else move)
+            else:
+                child.sendline("1")
+            assert prompts < 400, "the round does not end"
+    finally:
+        child.close()
+        transcript.close()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
+    assert shown.stat().st_size > 0
+    assert child.exitstatus == 0, text[-3000:]
+    assert prompts >= 1
+    assert "malformed move 'J:13'" in refusal and "INVALID_ARGUMENT" in refusal
+    assert re.search(r"Your hand \(\d+ cards\): [0-9JSR ]+", text), text[-3000:]
+    assert "Legal moves:" in text
+    assert re.search(r"^seat [12] \(bot\): \S+", text, re.MULTILINE)
+    assert re.search(r"^seat 0 \(you\): \S+", text, re.MULTILINE)
+    assert re.search(r"Value in play: \d+ \(\d+ card|You open the auction", text)
+    final = text[text.index("Final scores"):]
+    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    assert [s for s, _ in scores] == ["0", "1", "2"]
+    assert all(int(v) < 0 for _, v in scores)
+    assert "Winner(s): seat" in final

@@ -1,0 +1,413 @@
+"""Doppelkopf scenarios from fixed decks: cards, trump orders, dealing, reservations, play,
+marriages and solos (seeds/doppelkopf.md). Scoring and announcements: test_doppelkopf_scoring."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.contract import IllegalMove
+from engines.doppelkopf import GAME, Move, parse_move
+from engines.doppelkopf.cards import (
+    FULL_48,
+    L_CLUBS,
+    L_HEARTS,
+    L_JACKS,
+    L_MEATLESS,
+    L_NORMAL,
+    L_PURE,
+    L_QUEENS,
+    L_SPADES,
+    L_SWINES,
+    MASKS,
+    TEXT,
+    TRUMP,
+    TRUMP_ORDER,
+    cards_of,
+    parse_card,
+    points,
+    trick_winner,
+)
+from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
+from engines.doppelkopf.moves import MARRIAGE_GAME, NORMAL, SOLO_QUEENS
+from tests.doppelkopf_support import DEAL_A, autoplay, hand, healthy, new, play
+
+DEAL_B_LIKE = [
+    "Qc Jc Ac Ac As As Ah Ah Th Th Kd Kd",
+    "Tc Tc Ts Ts Kh Kh 9h 9h Qs Qs Qc Jc",
+    "Kc Kc Ks Ks 9c 9c 9s 9s Qh Qh Js Js",
+    "Td Td Qd Qd Jh Jh Jd Jd Ad Ad 9d 9d",
+]
+
+
+def order(layout: int) -> str:
+    return " ".join(TEXT[k] for k in TRUMP_ORDER[layout])
+
+
+def winner(layout: int, cards: str) -> int:
+    return trick_winner(layout, tuple(parse_card(c) for c in cards.split()))
+
+
+# --- cards and trump orders -------------------------------------------------------------
+
+def test_deck_has_48_cards_worth_240_points() -> None:
+    assert len(cards_of(FULL_48)) == 48 and points(FULL_48) == 240
+
+
+def test_normal_trump_order_is_the_seeds() -> None:
+    assert order(L_NORMAL) == "Th Qc Qs Qh Qd Jc Js Jh Jd Ad Td Kd 9d"
+    trumps = sum(2 for _ in TRUMP_ORDER[L_NORMAL])
+    assert trumps == 26 and 48 - trumps == 22
+
+
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        (L_CLUBS, "Th Qc Qs Qh Qd Jc Js Jh Jd Ac Tc Kc 9c"),
+        (L_SPADES, "Th Qc Qs Qh Qd Jc Js Jh Jd As Ts Ks 9s"),
+        (L_HEARTS, "Th Qc Qs Qh Qd Jc Js Jh Jd Ah Kh 9h"),
+        (L_QUEENS, "Qc Qs Qh Qd"),
+        (L_JACKS, "Jc Js Jh Jd"),
+        (L_MEATLESS, ""),
+        (L_PURE[0], "Ac Tc Kc Qc Jc 9c"),
+        (L_PURE[2], "Ah Th Kh Qh Jh 9h"),
+        (L_SWINES, "Ad Th Qc Qs Qh Qd Jc Js Jh Jd Td Kd 9d"),
+    ],
+)
+def test_solo_trump_orders(layout: int, expected: str) -> None:
+    assert order(layout) == expected
+
+
+def test_side_suits_rank_a_t_k_then_q_j_9_where_not_trump() -> None:
+    assert winner(L_NORMAL, "Kc 9c Tc Ac") == 3
+    assert winner(L_NORMAL, "Kh 9h Ah Kh") == 2  # Th is trump: hearts are A K 9
+    assert winner(L_QUEENS, "Jc Kc 9c Tc") == 3  # queen solo: A T K J 9
+    assert winner(L_JACKS, "Qs Ks 9s Kd") == 1  # jack solo: A T K Q 9
+    assert winner(L_JACKS, "Qs Ks 9s Jd") == 3  # any jack is trump
+    assert winner(L_MEATLESS, "Qd Jd Kd 9d") == 2  # aces solo: A T K Q J 9, no trump
+    assert winner(L_MEATLESS, "Jd Qc Ac Th") == 0  # off-suit cards never win
+
+
+def test_identical_cards_first_played_wins_heart_ten_included() -> None:
+    assert winner(L_NORMAL, "Th Qc Th 9d") == 0
+    assert winner(L_NORMAL, "9d Th Qc Th") == 1
+    assert winner(L_NORMAL, "Ac Ac Kc 9c") == 0
+    assert winner(L_NORMAL, "Qs Qs Jc Qc") == 3
+
+
+def test_trump_beats_side_suit_and_off_suit_loses() -> None:
+    assert winner(L_NORMAL, "Ac 9d Tc Ks") == 1
+    assert winner(L_NORMAL, "Ks Ac Ts 9s") == 2
+
+
+def test_swines_outrank_the_heart_ten() -> None:
+    assert winner(L_SWINES, "Th Ad Qc Th") == 1
+    assert winner(L_NORMAL, "Th Ad Qc Th") == 0
+
+
+# --- dealing ----------------------------------------------------------------------------
+
+def test_deck_option_deals_packets_of_three_from_the_dealers_left() -> None:
+    deck = " ".join(TEXT[k] for k in sorted(cards_of(FULL_48)))
+    s = GAME.new_game(4, {"deck": deck, "dealer": 1}, "s")
+    first = " ".join(deck.split()[:3])
+    assert all(c in hand(s, 2) for c in first.split())
+    assert s.acting == {2}  # the seat left of the dealer speaks first
+
+
+def test_bistro_deals_ten_cards_without_nines_in_packets_3_4_3() -> None:
+    s = GAME.new_game(4, {"bistro": True, "dealer": 0}, "b")
+    view = GAME.view(s, 1)
+    assert list(view.hand_sizes) == [10, 10, 10, 10]
+    assert all(not c.startswith("9") for seat in range(4) for c in hand(s, seat))
+
+
+def test_bad_deck_is_refused() -> None:
+    with pytest.raises(ValueError, match="deck"):
+        GAME.new_game(4, {"deck": "Qc Qc Qc"}, "s")
+    with pytest.raises(ValueError, match="modes"):
+        GAME.new_game(4, {"bistro": True, "duel": True}, "s")
+    with pytest.raises(ValueError, match="4 players"):
+        GAME.new_game(3, {}, "s")
+
+
+def test_shuffle_depends_only_on_the_seed() -> None:
+    a = GAME.new_game(4, {}, "same")
+    b = GAME.new_game(4, {}, "same")
+    c = GAME.new_game(4, {}, "other")
+    assert a == b and a.hands != c.hands
+
+
+# --- reservations ------------------------------------------------------------------------
+
+def test_all_healthy_is_a_normal_game_led_by_the_dealers_left() -> None:
+    s = healthy(new({0: "Qc", 2: "Qc"}))
+    assert s.phase == PLAYING and s.contract == NORMAL and s.turn == 0
+    assert s.re_mask == 0b0101
+
+
+def test_reservations_go_in_seat_order_and_only_the_speaker_acts() -> None:
+    s = new({})
+    assert s.phase == RESERVATIONS and GAME.to_act(s) == {0}
+    with pytest.raises(IllegalMove, match="turn"):
+        GAME.apply(s, 1, Move("healthy"))
+    with pytest.raises(IllegalMove):
+        GAME.apply(s, 0, Move("solo queens"))
+
+
+def test_solo_is_declared_after_a_reservation() -> None:
+    s = play(new({}), "healthy", "reservation", "healthy", "healthy")
+    assert s.phase == DECLARATION and GAME.to_act(s) == {1}
+    texts = [m.text for m in GAME.legal_moves(s, 1)]
+    assert "marriage" not in texts and "solo pure clubs" not in texts
+    s = play(s, "solo queens")
+    assert s.contract == SOLO_QUEENS and s.declarer == 1 and s.turn == 0
+    assert s.re_mask == 0b0010
+
+
+def test_solo_comes_before_an_earlier_marriage() -> None:
+    s = play(new({0: "Qc Qc"}), "reservation", "healthy", "reservation", "healthy")
+    assert GAME.to_act(s) == {0}
+    s = play(s, "marriage")
+    assert s.phase == DECLARATION and GAME.to_act(s) == {2}
+    s = play(s, "solo jacks")
+    assert s.contract != MARRIAGE_GAME and s.declarer == 2
+
+
+def test_marriage_needs_both_club_queens() -> None:
+    s = play(new({0: "Qc", 1: "Qc"}), "reservation", "healthy", "healthy", "healthy")
+    with pytest.raises(IllegalMove, match="both club queens"):
+        GAME.apply(s, 0, Move("marriage"))
+
+
+def test_marriage_is_played_when_nobody_declares_a_solo() -> None:
+    s = play(new({3: "Qc Qc"}), "healthy", "healthy", "healthy", "reservation", "marriage")
+    assert s.contract == MARRIAGE_GAME and s.declarer == 3 and s.turn == 0
+
+
+def test_silent_marriage_is_a_normal_game_scored_as_a_solo() -> None:
+    s = healthy(new({2: "Qc Qc"}))
+    assert s.contract == NORMAL and s.silent == 2 and s.re_mask == 0b0100
+    assert GAME.view(s, 0).contract == NORMAL  # nobody else can tell
+    s = autoplay(s)
+    d = s.history[-1]
+    assert d.solo and d.declarer == 2
+    assert d.scores[2] == -3 * d.scores[0] and d.scores[0] == d.scores[1] == d.scores[3]
+
+
+# --- play -------------------------------------------------------------------------------
+
+def test_must_follow_suit_else_anything() -> None:
+    s = healthy(new({0: "Ac", 1: "Kc Qc", 2: "Jd Th", 3: "9c"}))
+    s = play(s, "Ac")
+    assert {m.text for m in GAME.legal_moves(s, 1) if m.kind == 0} == {"Kc"} | (
+        {"Tc", "9c"} & set(hand(s, 1)))
+    with pytest.raises(IllegalMove, match="follow clubs"):
+        GAME.apply(s, 1, Move("Qc"))
+
+
+def test_trump_led_must_be_followed_with_trump() -> None:
+    spec = {0: "Qs", 1: "Jd Ac Ah", 2: "Kc", 3: "Ks"}
+    s = healthy(new(spec))
+    s = play(s, "Qs")
+    legal = {m.text for m in GAME.legal_moves(s, 1) if m.kind == 0}
+    held = set(hand(s, 1))
+    trumps = {c for c in held if MASKS[L_NORMAL][TRUMP] >> (2 * parse_card(c)) & 1}
+    assert legal == trumps
+
+
+def test_heart_ten_is_trump_not_a_heart() -> None:
+    s = healthy(new({0: "Ah", 1: "Th Kh"}))
+    s = play(s, "Ah")
+    with pytest.raises(IllegalMove, match="follow hearts"):
+        GAME.apply(s, 1, Move("Th"))
+
+
+def test_trick_winner_leads_next_and_wins_the_points() -> None:
+    s = healthy(new(DEAL_A))
+    s = play(s, "Ac", "Tc", "Kc", "9d")
+    assert s.turn == 3 and s.pts[3] == 11 + 10 + 4 + 0 and s.won == (0, 0, 0, 1)
+
+
+def test_cannot_play_out_of_turn_or_a_card_not_held() -> None:
+    s = healthy(new({0: "Ac"}))
+    with pytest.raises(IllegalMove, match="turn"):
+        GAME.apply(s, 1, GAME.legal_moves(s, 0)[0])
+    missing = next(t for t in TEXT if t not in hand(s, 0))
+    with pytest.raises(IllegalMove, match="does not hold"):
+        GAME.apply(s, 0, Move(missing))
+
+
+def test_solo_leader_is_the_dealers_left_but_bistro_soloist_leads() -> None:
+    s = play(new({}), "healthy", "healthy", "reservation", "healthy", "solo aces")
+    assert s.turn == 0
+    s = play(new({}, bistro=True), "healthy", "healthy", "reservation", "healthy", "solo aces")
+    assert s.turn == 2
+
+
+def test_colour_solo_uses_its_trump_order() -> None:
+    s = play(new({0: "Ah", 1: "9h", 2: "Kd", 3: "9d"}), "reservation", "healthy", "healthy",
+             "healthy", "solo hearts")
+    s = play(s, "Ah")
+    # hearts are trump: a diamond is now a side card and seat 1 must give trump if it can
+    assert all(m.text not in ("Kd", "9d") or "9h" not in hand(s, 1)
+               for m in GAME.legal_moves(s, 1))
+
+
+def test_pure_solo_only_in_bistro() -> None:
+    s = play(new({}, bistro=True), "reservation", "healthy", "healthy", "healthy")
+    assert "solo pure spades" in [m.text for m in GAME.legal_moves(s, 0)]
+    s = play(s, "solo pure spades")
+    assert s.layout == L_PURE[1] and s.levels == (0, 2)  # Bistro solos announce no 90
+
+
+# --- marriage ---------------------------------------------------------------------------
+
+def _marriage():
+    return play(new(DEAL_A), "reservation", "healthy", "healthy", "healthy", "marriage")
+
+
+def test_marriage_partner_is_the_first_other_trick_winner_trick_1() -> None:
+    s = play(_marriage(), "Ac", "Tc", "Kc", "9d")
+    assert s.partner == 3 and s.clarified == 0 and s.re_mask == 0b1001
+    assert list(GAME.view(s, 1).parties) == [1, 0, 0, 1]
+
+
+def test_marriage_partner_may_be_any_other_seat() -> None:
+    s = play(_marriage(), "Kd", "Qs", "Js", "9d")
+    assert s.partner == 1 and s.re_mask == 0b0011
+
+
+def test_marriage_resolved_on_trick_2() -> None:
+    s = play(_marriage(), "Th", "Jc", "Js", "9d")  # the bride wins trick 1
+    assert s.partner == -1 and s.turn == 0
+    s = play(s, "Ac", "Tc", "Kc", "9d")
+    assert s.partner == 3 and s.clarified == 1
+
+
+def test_marriage_resolved_on_trick_3() -> None:
+    s = play(_marriage(), "Th", "Jc", "Js", "9d", "Th", "Jc", "Js", "Jd")
+    assert s.partner == -1
+    s = play(s, "Ac", "Tc", "Kc", "9d")
+    assert s.partner == 3 and s.clarified == 2
+
+
+def test_bride_winning_the_first_three_tricks_plays_alone_as_a_solo() -> None:
+    s = play(_marriage(), "Th", "Jc", "Js", "9d", "Th", "Jc", "Js", "Jd", "Qc", "Qs", "Qh", "Qd")
+    assert s.partner == -1 and s.clarified == 2 and s.re_mask == 0b0001
+    s = autoplay(s)
+    d = s.history[-1]
+    assert d.solo and d.declarer == 0 and d.scores[0] == 3 * d.value
+    assert all(d.scores[x] == -d.value for x in (1, 2, 3))
+
+
+def test_no_announcement_before_the_marriage_is_settled() -> None:
+    s = _marriage()
+    assert GAME.to_act(s) == {0}
+    with pytest.raises(IllegalMove, match="marriage"):
+        GAME.apply(s, 1, Move("kontra"))
+
+
+# --- notation ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text",
+    ["Qc", "Th", "9d", "healthy", "reservation", "marriage", "solo queens", "solo aces",
+     "solo pure hearts", "re", "kontra", "re no 90", "kontra no 60", "re no 30",
+     "kontra schwarz", "pass"],
+)
+def test_notation_round_trips(text: str) -> None:
+    move = parse_move(text)
+    assert move.text == text and repr(move) == f"Move({text!r})" and Move(text) is move
+
+
+def test_notation_forgives_case_and_ten_spelling() -> None:
+    assert parse_move("10H") is Move("Th") and parse_move("  RE  no  90") is Move("re no 90")
+    for bad in ("Xc", "solo nothing", "re no 45", ""):
+        with pytest.raises(ValueError):
+            parse_move(bad)
+
+
+# --- knowledge --------------------------------------------------------------------------
+
+def test_view_hides_other_hands_and_the_seed() -> None:
+    s = healthy(new({0: "Qc"}))
+    v = GAME.view(s, 1)
+    assert v.hand and "scenario" not in str(v)
+    assert GAME.view(s, None).hand == ""
+    assert v.hand != GAME.view(s, 0).hand
+
+
+def test_sample_honours_shown_voids() -> None:
+    s = play(healthy(new(DEAL_A)), "Ac", "Tc", "Kc", "9d")
+    v = GAME.view(s, 0)
+    assert "c" in v.voids[3]
+    rng = random.Random(3)
+    for _ in range(30):
+        g = GAME.sample(v, rng)
+        assert not any(t.endswith("c") and t[0] not in "QJ" for t in hand(g, 3))
+        assert GAME.view(g, 0) == v
+
+
+def test_sample_keeps_the_bride_holding_the_club_queens() -> None:
+    s = play(_marriage(), "Th", "Jc", "Js", "9d")
+    v = GAME.view(s, 1)
+    g = GAME.sample(v, random.Random(1))
+    assert hand(g, 0).count("Qc") == 2
+
+
+def test_sample_gives_a_re_announcer_a_club_queen_and_a_kontra_announcer_none() -> None:
+    s = healthy(new({1: "Qc", 3: "Qc"}))
+    s = play(s, "1:re", "2:kontra")
+    v = GAME.view(s, 0)
+    rng = random.Random(5)
+    for _ in range(20):
+        g = GAME.sample(v, rng)
+        assert "Qc" in hand(g, 1) and "Qc" not in hand(g, 2)
+        assert GAME.view(g, 0) == v
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.text(max_size=6), steps=st.integers(0, 50), who=st.integers(-1, 3))
+def test_sample_is_consistent_with_the_view(seed: str, steps: int, who: int) -> None:
+    rng = random.Random(seed)
+    s = GAME.new_game(4, {"deals": 1}, seed)
+    for _ in range(steps):
+        if GAME.is_over(s):
+            break
+        seat = rng.choice(sorted(GAME.to_act(s)))
+        s = GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
+    seat = None if who < 0 else who
+    v = GAME.view(s, seat)
+    g = GAME.sample(v, rng)
+    assert GAME.view(g, seat) == v
+    assert GAME.to_act(g) == GAME.to_act(s)  # who may act never depends on hidden cards
+
+
+def test_sample_deals_unconstrained_cards_uniformly() -> None:
+    s = healthy(new(DEAL_B_LIKE))
+    v = GAME.view(s, 0)
+    rng = random.Random(11)
+    n = 600
+    held = [0, 0, 0, 0]
+    for _ in range(n):
+        g = GAME.sample(v, rng)
+        for seat in (1, 2, 3):
+            held[seat] += hand(g, seat).count("Kh")
+    # seat 0 holds no Kh: each copy lands on each other seat with probability 1/3
+    for seat in (1, 2, 3):
+        assert abs(held[seat] / n - 2 / 3) < 0.12, held
+
+
+def test_duel_samples_keep_the_people_apart() -> None:
+    from engines.doppelkopf.game import _duel_ok
+
+    s = healthy(GAME.new_game(4, {"duel": True}, "duel-sample"))
+    v = GAME.view(s, 1)
+    rng = random.Random(2)
+    for _ in range(40):
+        g = GAME.sample(v, rng)
+        assert _duel_ok(g.dealt) and GAME.view(g, 1) == v

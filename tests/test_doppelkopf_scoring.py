@@ -1,0 +1,414 @@
+"""Doppelkopf announcements, winning thresholds, game values, special points, Bistro, duel,
+tournament display and sessions (seeds/doppelkopf.md)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines.contract import IllegalMove
+from engines.doppelkopf import GAME, Move
+from engines.doppelkopf.cards import CLUB_JACK, cards_of, trick_winner
+from engines.doppelkopf.game import OVER, PLAYING, deal_cards
+from engines.doppelkopf.scoring import KONTRA, RE, outcome, winner
+from tests.doppelkopf_support import DEAL_A, autoplay, hand, healthy, new, play
+
+# Seat 0 and seat 1 hold one club queen each (Re); 2 and 3 are Kontra.
+DEAL_B = [
+    "Qc Jc Ac Ac As As Ah Ah Th Th Kd Kd",
+    "Tc Tc Ts Ts Kh Kh 9h 9h Qs Qs Qc Jc",
+    DEAL_A[2],
+    DEAL_A[3],
+]
+
+
+# --- thresholds -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("re_points", "re_level", "kontra_level", "expected"),
+    [
+        (121, 0, 0, RE), (120, 0, 0, KONTRA),          # nothing announced
+        (121, 1, 0, RE), (120, 1, 0, KONTRA),          # re only
+        (120, 0, 1, RE), (119, 0, 1, KONTRA),          # kontra only: Re wins with 120
+        (121, 1, 1, RE), (120, 1, 1, KONTRA),          # both
+        (151, 2, 0, RE), (150, 2, 0, KONTRA),          # re no 90
+        (181, 3, 1, RE), (180, 3, 1, KONTRA),          # re no 60
+        (211, 4, 0, RE), (210, 4, 0, KONTRA),          # re no 30
+        (89, 0, 2, KONTRA), (90, 0, 2, RE),            # kontra no 90: Re needs 90
+        (59, 1, 3, KONTRA), (60, 1, 3, RE),            # kontra no 60: Re needs 60
+        (29, 0, 4, KONTRA), (30, 0, 4, RE),            # kontra no 30: Re needs 30
+    ],
+)
+def test_winning_thresholds(re_points: int, re_level: int, kontra_level: int, expected: int) -> None:
+    assert winner(re_points, 6, 6, re_level, kontra_level) == expected
+
+
+def test_schwarz_needs_every_trick_and_one_trick_beats_it() -> None:
+    assert winner(240, 12, 0, 5, 0) == RE
+    assert winner(240, 11, 1, 5, 0) == KONTRA  # a trick of 0 points still counts
+    assert winner(0, 0, 12, 0, 5) == KONTRA
+    assert winner(0, 1, 11, 1, 5) == RE
+
+
+def test_both_parties_missing_their_announcements_means_nobody_wins() -> None:
+    assert winner(130, 6, 6, 2, 2) == -1
+    out = outcome(130, 6, 6, 2, 2)
+    assert out.winner == -1
+    # Re reached 120 against Kontra's no 90; Kontra reached neither 120 against Re's no 90
+    assert out.value == 1
+
+
+# --- game values (worked examples of the rulebook) --------------------------------------
+
+def test_kontra_announced_and_won_with_160_is_worth_5() -> None:
+    out = outcome(80, 4, 8, 0, 1, against_the_old=True)
+    assert out.winner == KONTRA and out.value == -5  # won, Re under 90, kontra 2, against the old
+
+
+def test_re_no_60_failing_at_130_is_worth_7_to_kontra() -> None:
+    out = outcome(130, 7, 5, 3, 0, against_the_old=True)
+    # won, re 2, no 90, no 60, Kontra reached 90 against no 60, against the old
+    assert out.winner == KONTRA and out.value == -7
+
+
+def test_plain_win_and_under_thresholds() -> None:
+    assert outcome(121, 6, 6, 0, 0).value == 1
+    assert outcome(151, 6, 6, 0, 0).value == 2   # Kontra under 90
+    assert outcome(181, 6, 6, 0, 0).value == 3   # under 60
+    assert outcome(211, 9, 3, 0, 0).value == 4   # under 30
+    assert outcome(240, 12, 0, 0, 0).value == 5  # schwarz
+    assert outcome(240, 12, 0, 5, 0).value == 5 + 2 + 4  # re, no 90, no 60, no 30, schwarz
+
+
+def test_special_points_count_for_their_party_whoever_wins() -> None:
+    out = outcome(130, 6, 6, 0, 0, (("doppelkopf", KONTRA), ("fox caught", RE)))
+    assert out.value == 1 - 1 + 1
+
+
+# --- announcements ----------------------------------------------------------------------
+
+def _b():
+    return healthy(new(DEAL_B))
+
+
+def test_re_announced_with_twelve_or_eleven_cards_and_refused_at_ten() -> None:
+    s = _b()
+    assert GAME.to_act(s) == {0, 1, 2, 3}  # everybody may announce before the first card
+    assert "re" in [m.text for m in GAME.legal_moves(s, 1)]
+    s1 = play(s, "Ac", "0:re")  # seat 0 holds 11 cards: the deadline
+    assert s1.levels == (0, 1)
+    s2 = play(s, "Ac", "Tc", "Kc", "9d", "Ad", "Kd")  # seat 0 now holds 10
+    with pytest.raises(IllegalMove, match="too late"):
+        GAME.apply(s2, 0, Move("re"))
+
+
+def test_no_90_deadline_and_skipping() -> None:
+    s = play(_b(), "0:re", "Ac", "Tc", "Kc", "9d", "Ad", "Kd")
+    assert "re no 90" in [m.text for m in GAME.legal_moves(s, 0)]  # 10 cards: in time
+    s = play(s, "0:re no 90")
+    assert s.levels == (0, 2)
+    s = play(_b(), "0:re no 60")  # skipping re and no 90 while both are in time
+    assert s.levels == (0, 3)
+    late = play(_b(), "Ac", "Tc", "Kc", "9d", "Ad", "Kd")
+    with pytest.raises(IllegalMove, match="too late"):
+        GAME.apply(late, 0, Move("re no 90"))  # the skipped re is no longer in time
+
+
+def test_reply_is_allowed_one_card_later() -> None:
+    s = play(_b(), "Ac", "0:re", "Tc", "Kc", "9d", "Ad", "Kd", "Jc", "Js")
+    assert s.turn == 1 and len(s.tricks) == 2  # everybody holds 10 cards
+    assert [m.text for m in GAME.legal_moves(s, 2)] == ["kontra", "pass"]
+    s2 = play(s, "2:kontra")
+    assert s2.levels == (1, 1)
+    s3 = play(s, "Ts", "Ks", "Qd", "As")  # seat 2 now holds 9
+    assert 2 not in GAME.to_act(s3) or s3.turn == 2
+    with pytest.raises(IllegalMove):
+        GAME.apply(s3, 2, Move("kontra"))
+
+
+def test_announcing_for_the_wrong_party_is_refused() -> None:
+    with pytest.raises(IllegalMove, match="Kontra side"):
+        GAME.apply(_b(), 2, Move("re"))
+
+
+def test_same_announcement_cannot_be_repeated_by_the_partner() -> None:
+    s = play(_b(), "0:re")
+    assert "re" not in [m.text for m in GAME.legal_moves(s, 1)]
+    with pytest.raises(IllegalMove, match="already"):
+        GAME.apply(s, 1, Move("re"))
+
+
+def test_pass_declines_until_the_trick_ends() -> None:
+    s = play(_b(), "2:pass")
+    assert 2 not in GAME.to_act(s)
+    with pytest.raises(IllegalMove):
+        GAME.apply(s, 0, Move("pass"))  # the seat to play cannot pass
+    s = play(s, "Ac", "Tc", "Kc", "9d")
+    assert 2 in GAME.to_act(s)
+
+
+def test_marriage_shifts_the_deadlines() -> None:
+    s = play(new(DEAL_A), "reservation", "healthy", "healthy", "healthy", "marriage")
+    s = play(s, "Th", "Jc", "Js", "9d", "Th", "Jc", "Js", "Jd", "Ac", "Tc", "Kc", "9d")
+    assert s.clarified == 2 and s.partner == 3  # settled on the third trick: shift 2
+    assert "kontra" in [m.text for m in GAME.legal_moves(s, 1)]  # 9 cards: in time
+    s = play(s, "1:kontra")
+    s = play(s, "Jh", "Qc", "Qs", "Qh")
+    assert [m.text for m in GAME.legal_moves(s, 0) if m.kind != 0] == ["re"]  # a late reply
+    with pytest.raises(IllegalMove, match="too late"):
+        GAME.apply(s, 0, Move("re no 90"))  # 8 cards: re was due by 9
+
+
+# --- special points ---------------------------------------------------------------------
+
+def test_doppelkopf_trick_and_fox_caught() -> None:
+    s = healthy(new({0: "Ac Qc", 1: "Ac Ad", 2: "Tc Qc", 3: "Tc"}))
+    s = play(s, "Ac", "Ac", "Tc", "Tc")  # 42 points for seat 0 (Re)
+    assert s.pts[0] == 42
+    s = autoplay(s)
+    items = s.history[-1].items
+    assert "doppelkopf re" in items
+
+
+def test_fox_caught_by_the_other_party() -> None:
+    s = play(_b(), "Ac", "Tc", "Kc", "9d", "Ad", "Kd", "Jc", "Js")  # Kontra's fox to Re
+    assert s.tricks[-1][2] == 1
+    s = autoplay(s)
+    assert "fox caught re" in s.history[-1].items
+
+
+def test_no_special_points_in_solos() -> None:
+    s = play(new(DEAL_B), "reservation", "healthy", "healthy", "healthy", "solo diamonds")
+    s = play(s, "Ac", "Tc", "Kc", "9d", "Ad", "Kd", "Jc", "Js")
+    s = autoplay(s)
+    assert not any(i.startswith(("fox", "doppelkopf", "against")) for i in s.history[-1].items)
+
+
+@pytest.mark.parametrize("seed", [str(i) for i in range(40)])
+def test_charlie_counts_in_bistro_normal_games_only(seed: str) -> None:
+    for bistro in (True, False):
+        s = healthy(GAME.new_game(4, {"bistro": bistro, "deals": 1, "dealer": 3}, seed))
+        before = s
+        while True:
+            nxt = autoplay_one(before)
+            if nxt.phase == OVER:
+                break
+            before = nxt
+        d = nxt.history[-1]
+        leader, cards = before.leader, before.trick + (_last_card(before),)
+        wins_jc = cards[trick_winner(before.layout, cards)] == CLUB_JACK
+        has = any(i.startswith("charlie") for i in d.items)
+        assert has == (bistro and wins_jc and not d.solo), (leader, cards)
+
+
+def autoplay_one(s):
+    seat = s.turn
+    return GAME.apply(s, seat, next(m for m in GAME.legal_moves(s, seat) if m.kind == 0))
+
+
+def _last_card(s) -> int:
+    return next(m for m in GAME.legal_moves(s, s.turn) if m.kind == 0).card
+
+
+# --- Bistro -----------------------------------------------------------------------------
+
+def _bistro_swines():
+    spec = {0: "Qc", 1: "Qc", 2: "Ad Ad", 3: "Th"}
+    return healthy(new(spec, bistro=True))
+
+
+def test_swines_beat_the_heart_ten_and_show_when_played() -> None:
+    s = _bistro_swines()
+    assert s.swines == 2 and GAME.view(s, 0).swines == -2  # not shown yet
+    trumps0 = [m.text for m in GAME.legal_moves(s, 0) if m.text in ("Qc",)]
+    s = play(s, trumps0[0])
+    t1 = [m.text for m in GAME.legal_moves(s, 1) if m.kind == 0][0]
+    s = play(s, t1, "Ad")
+    assert GAME.view(s, 0).swines == 2
+    t3 = "Th" if "Th" in hand(s, 3) else [m.text for m in GAME.legal_moves(s, 3) if m.kind == 0][0]
+    s = play(s, t3)
+    assert s.tricks[-1][2] == 2
+
+
+def test_no_swines_in_a_solo_or_outside_bistro() -> None:
+    spec = {0: "Qc", 1: "Qc", 2: "Ad Ad"}
+    s = play(new(spec, bistro=True), "healthy", "healthy", "reservation", "healthy", "solo jacks")
+    assert s.swines == -1
+    assert healthy(new(spec)).swines == -1
+
+
+def test_bistro_solo_starts_with_no_90_and_kontra_may_reply() -> None:
+    s = play(new({}, bistro=True), "healthy", "reservation", "healthy", "healthy", "solo queens")
+    assert s.levels == (0, 2) and s.turn == 1
+    assert "kontra" in [m.text for m in GAME.legal_moves(s, 0)]
+    assert [m.text for m in GAME.legal_moves(s, 1) if m.kind != 0][0] == "re no 60"
+
+
+def test_bistro_next_deck_is_the_won_tricks_cut_and_dealt_3_4_3() -> None:
+    s = healthy(GAME.new_game(4, {"bistro": True, "deals": 2, "dealer": 3}, "nosh"))
+    while len(s.tricks) < 9 or len(s.trick) < 3:
+        s = autoplay_one(s)
+    last = autoplay_one(s)
+    assert last.deal_number == 1
+    tricks = s.tricks + ((s.leader, s.trick + (_last_card(s),),
+                          (s.leader + trick_winner(s.layout, s.trick + (_last_card(s),))) % 4),)
+    piles = [k for i in range(4) for _, cards, w in tricks if w == (s.dealer + 1 + i) % 4
+             for k in cards]
+    found = []
+    for cut in range(1, 40):
+        deck = piles[cut:] + piles[:cut]
+        if tuple(deal_cards(deck, last.dealer, True)) == last.hands:
+            found.append(cut)
+    assert found, "the new hands are not a cut of the gathered piles dealt 3-4-3"
+
+
+# --- duel -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [str(i) for i in range(30)])
+def test_duel_people_never_share_a_party_in_a_normal_game(seed: str) -> None:
+    s = GAME.new_game(4, {"duel": True}, seed)
+    q = [hand(s, x).count("Qc") for x in range(4)]
+    if q[1] < 2 and q[3] < 2:
+        assert (q[0] > 0) != (q[2] > 0)
+
+
+def test_duel_computers_make_no_announcements_and_no_solo() -> None:
+    s = new(DEAL_B, duel=True)
+    assert [m.text for m in GAME.legal_moves(play(s, "healthy"), 1)] == ["healthy"]
+    s = healthy(s)
+    assert GAME.legal_moves(s, 1) == () and 1 not in GAME.to_act(s)
+    with pytest.raises(IllegalMove, match="computers"):
+        GAME.apply(s, 1, Move("re"))
+
+
+def test_duel_person_marriage_partner_must_be_a_computer() -> None:
+    s = play(new(DEAL_A, duel=True), "reservation", "healthy", "healthy", "healthy", "marriage")
+    s1 = play(s, "Ac", "Tc", "Kc", "9d")
+    assert s1.partner == 3
+    # the other person wins a trick and no computer does: the deal ends without score
+    s2 = play(s, "Kd", "Jc", "Qh", "9d", "Qh", "9d", "Th", "Jc", "Th", "Qs", "Js", "Jd")
+    assert s2.deal_number == 1 and s2.history[-1].no_score and s2.history[-1].scores == (0,) * 4
+
+
+def test_duel_person_bride_winning_three_tricks_plays_alone() -> None:
+    s = play(new(DEAL_A, duel=True), "reservation", "healthy", "healthy", "healthy", "marriage")
+    s = play(s, "Th", "Jc", "Js", "9d", "Th", "Jc", "Js", "Jd", "Qc", "Qs", "Qh", "Qd")
+    assert s.phase == PLAYING and s.clarified == 2 and s.partner == -1
+
+
+def test_duel_computer_marriage() -> None:
+    rotated = [DEAL_A[3], DEAL_A[0], DEAL_A[1], DEAL_A[2]]
+    s = new(rotated, duel=True)
+    s = play(s, "healthy")
+    assert [m.text for m in GAME.legal_moves(s, 1)] == ["reservation"]
+    s = play(s, "reservation", "healthy", "healthy")
+    assert [m.text for m in GAME.legal_moves(s, 1)] == ["marriage"]
+    s = play(s, "marriage")
+    s1 = play(s, "9d", "Kd", "Jc", "Js")
+    assert s1.partner == 2  # a person won the trick
+    # the other computer's tricks do not count; no person wins one of three: no score
+    s2 = play(s, "9d", "Kd", "Jc", "Qh", "Qh", "9d", "Kd", "Jc", "Js", "Jd", "Qc", "Qs")
+    assert s2.deal_number == 1 and s2.history[-1].no_score
+
+
+# --- display and sessions ---------------------------------------------------------------
+
+def test_tournament_display_shows_the_raw_history_only() -> None:
+    s = play(healthy(new(DEAL_B, tournament=True)), "0:re", "Ac", "Tc", "Kc", "9d")
+    v = GAME.view(s, 2)
+    assert not v.parties and not v.points and v.re_level == 0 and not v.voids
+    assert [a.move for a in v.announcements] == ["re"] and len(v.tricks) == 1
+    full = GAME.view(play(healthy(new(DEAL_B)), "0:re", "Ac", "Tc", "Kc", "9d"), 2)
+    assert list(full.parties) == [1, -1, 0, -1] and full.re_level == 1 and full.points[3] == 25
+
+
+def test_session_of_deals_rotates_the_dealer_and_ends() -> None:
+    s = GAME.new_game(4, {"deals": 2, "dealer": 0}, "sess")
+    s = autoplay(healthy(s))
+    assert s.deal_number == 1 and s.dealer == 1
+    s = autoplay(healthy(s))
+    res = GAME.result(s)
+    assert res.finished and res.deals_played == 2 and sum(res.totals) == 0
+    assert res.winners == tuple(x for x in range(4) if res.totals[x] == max(res.totals))
+
+
+def test_target_points_end_the_session_early_or_without_winner() -> None:
+    s = autoplay(healthy(GAME.new_game(4, {"deals": 5, "target_points": 1}, "t")))
+    res = GAME.result(s)
+    if max(res.totals) >= 1:
+        assert res.finished and res.deals_played == 1 and res.winners
+    s = autoplay(healthy(GAME.new_game(4, {"deals": 1, "target_points": 500}, "t")))
+    res = GAME.result(s)
+    assert res.finished and res.winners == ()
+
+
+def test_every_deal_is_zero_sum_and_solos_triple() -> None:
+    rng = random.Random(7)
+    s = GAME.new_game(4, {"deals": 30}, "zs")
+    while not GAME.is_over(s):
+        seat = rng.choice(sorted(GAME.to_act(s)))
+        s = GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
+    for d in s.history:
+        assert sum(d.scores) == 0
+        if d.solo:
+            assert d.scores[d.declarer] == 3 * d.value
+    assert sum(cards_of(0)) == 0
+
+
+# --- complete deals checked by hand (seeds/doppelkopf.md, "Worked deals") ---------------
+
+def _worked() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "data" / "doppelkopf_worked_deals.json").read_text())
+
+
+@pytest.mark.parametrize("deal", _worked(), ids=lambda d: d["seed"])
+def test_worked_deals_replay_to_their_hand_checked_values(deal: dict) -> None:
+    s = GAME.new_game(4, deal["options"], deal["seed"])
+    for step in deal["moves"].split(" | "):
+        seat, text = step.split(":", 1)
+        s = GAME.apply(s, int(seat), Move(text))
+    assert GAME.is_over(s)
+    d = s.history[-1]
+    assert (d.re_points, d.value, list(d.scores)) == (deal["re_points"], deal["value"], deal["scores"])
+
+
+def _advance_until(s, seat: int, held: int):
+    """Play each turn's first legal card until `seat` holds `held` cards."""
+    while len(hand(s, seat)) > held:
+        s = autoplay_one(s)
+    return s
+
+
+@pytest.mark.parametrize("bistro", [False, True])
+@pytest.mark.parametrize(("level", "text"), [(1, "re"), (2, "re no 90"), (3, "re no 60"),
+                                             (4, "re no 30"), (5, "re schwarz")])
+def test_each_announcement_at_its_deadline_and_one_card_late(level: int, text: str, bistro: bool) -> None:
+    h = 10 if bistro else 12
+    spec = {0: "Qc", 1: "Qc"}
+    base = healthy(new(spec, bistro=bistro))
+    steps = ["re", "re no 90", "re no 60", "re no 30"][: level - 1]
+    base = play(base, *(f"0:{t}" for t in steps))  # earlier levels made in time
+    on_time = _advance_until(base, 0, h - level)
+    assert text in [m.text for m in GAME.legal_moves(on_time, 0)]
+    assert play(on_time, f"0:{text}").levels[1] == level
+    late = _advance_until(base, 0, h - level - 1)
+    assert text not in [m.text for m in GAME.legal_moves(late, 0)]
+    with pytest.raises(IllegalMove, match="too late"):
+        GAME.apply(late, 0, Move(text))
+
+
+def test_samples_keep_shown_swines_with_their_holder() -> None:
+    s = _bistro_swines()
+    s = play(s, "Qc")
+    s = play(s, [m.text for m in GAME.legal_moves(s, 1) if m.kind == 0][0], "Ad")
+    rng = random.Random(9)
+    for observer in (None, 0, 1, 3):
+        v = GAME.view(s, observer)
+        assert v.swines == 2
+        for _ in range(10):
+            g = GAME.sample(v, rng)
+            assert "Ad" in hand(g, 2) and GAME.view(g, observer) == v

@@ -1,0 +1,139 @@
+"""Doppelkopf end to end: real `croupier serve` and `croupier bots` processes, a bot-only
+table played to the end, and `croupier play doppelkopf` in a pseudo-terminal against bots.
+Also the ISMCTS levels on every phase of the game (in-process)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+
+from bots.levels import get_level
+from engines.doppelkopf import GAME
+from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
+from tests.bot_support import CROUPIER, Bots, Server, bot_seats, child_env, events_to_end, stub_for
+from tests.doppelkopf_support import new, play
+
+PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("doppelkopf_stack")
+    server = Server(tmp / "c.db", tmp / "server.log")
+    bots = Bots(server.address, tmp / "bots.log", workers=1)
+    yield server
+    bots.stop()
+    server.stop()
+
+
+def create(stub, seats: list[pb.SeatSpec], **options: object) -> str:
+    opts = struct_pb2.Struct()
+    opts.update(options)
+    table = stub.CreateTable(
+        pb.CreateTableRequest(game="doppelkopf", players=len(seats), options=opts, seats=seats),
+        timeout=10,
+    )
+    return table.table_id
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    "options", [{"deals": 1}, {"deals": 1, "bistro": True}, {"deals": 1, "duel": True}]
+)
+def test_four_bot_table_is_played_to_the_end(stack: Server, options: dict) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create(stub, bot_seats(4), **options)
+        events = events_to_end(stub, table_id, timeout=90)
+    end = events[-1]
+    assert end.kind == pb.EVENT_KIND_END
+    result = end.view.result
+    assert result.finished and len(result.totals) == 4 and sum(result.totals) == 0
+    moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    assert {e.seat for e in moves} == {0, 1, 2, 3}
+    cards = [e for e in moves if re.fullmatch(r"[ATKQJ9][cshd]", e.move)]
+    view = end.view.view.doppelkopf
+    if not view.history[0].no_score:  # a duel marriage may end the deal early
+        assert len(cards) == (40 if options.get("bistro") else 48)
+    # the spectator's final view shows the deal's score, and never a hand
+    assert view.hand == "" and len(view.history) == 1
+
+
+@pytest.mark.e2e
+def test_play_doppelkopf_in_a_pty_against_bots(stack: Server, tmp_path: Path) -> None:
+    transcript = (tmp_path / "play.txt").open("w")
+    child = pexpect.spawn(
+        CROUPIER,
+        ["play", "doppelkopf", "--server", stack.address, "--name", "tester", "--bots",
+         "random", "--option", "deals=1"],
+        env=child_env(NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 140),
+    )
+    child.logfile_read = transcript
+    output: list[str] = []
+    prompts = 0
+    try:
+        while True:
+            if child.expect([PROMPT, pexpect.EOF]) == 1:
+                output.append(child.before)
+                break
+            output.append(child.before)
+            prompts += 1
+            listed = child.before[child.before.rfind("Legal moves:"):]
+            cells = re.findall(r"\d+\) ([^\s)]+(?: [a-z0-9]+)*)", listed)
+            if "healthy" in cells:
+                child.sendline("healthy")
+            elif "pass" in cells:
+                child.sendline("pass")  # out of turn: no announcement
+            else:
+                child.sendline("1")
+            assert prompts < 300, "the deal does not end"
+    finally:
+        child.close()
+        transcript.close()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
+    assert child.exitstatus == 0, text[-3000:]
+    assert re.search(r"Your hand \(\d+ cards\): ", text), text[-3000:]
+    assert "Game: normal game" in text or "solo" in text or "marriage" in text
+    final = text[text.index("Final scores"):]
+    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    assert [s for s, _ in scores] == ["0", "1", "2", "3"]
+    assert sum(int(v) for _, v in scores) == 0
+
+
+def test_easy_ismcts_picks_legal_moves_in_every_phase() -> None:
+    level = get_level("easy")
+    rng = random.Random(2)
+    s = new({0: "Qc Qc"})
+    seen = set()
+    steps = 0
+    while s.deal_number == 0 and steps < 20:
+        acting = sorted(GAME.to_act(s))
+        seat = acting[0]
+        if s.phase == RESERVATIONS and seat == 0:
+            move = GAME.parse_move("reservation")  # reach the declaration phase too
+        else:
+            move, _ = level.choose(GAME, GAME.view(s, seat), seat, rng)
+        assert move in GAME.legal_moves(s, seat)
+        seen.add(s.phase)
+        s = GAME.apply(s, seat, move)
+        steps += 1
+    assert {RESERVATIONS, DECLARATION, PLAYING} <= seen
+
+
+def test_easy_ismcts_copes_with_several_seats_acting() -> None:
+    s = play(new({0: "Qc", 2: "Qc"}), "healthy", "healthy", "healthy", "healthy")
+    assert len(GAME.to_act(s)) == 4
+    level = get_level("easy")
+    for seat in range(4):
+        move, _ = level.choose(GAME, GAME.view(s, seat), seat, random.Random(seat))
+        assert move in GAME.legal_moves(s, seat)
