@@ -537,6 +537,17 @@ def test_encode_decode_and_garbage() -> None:
     for data in (b"\x00\x01", b"garbage", GAME.encode(s)[:-3]):
         with pytest.raises(ValueError, match="not a Dos state"):
             GAME.decode(data)
+    from croupier.v1 import dos_pb2
+
+    msg = dos_pb2.DosState.FromString(GAME.encode(s))
+    for field, value, why in [("pile", msg.pile[3:], "108"), ("current", 7, "current seat"),
+                              ("dos_window", s.current, "Dos window"), ("row", "b2 b7", "wild DOS"),
+                              ("players", 5, "one hand per player")]:
+        bad = dos_pb2.DosState()
+        bad.CopyFrom(msg)
+        setattr(bad, field, value)
+        with pytest.raises(ValueError, match=why):
+            GAME.decode(bad.SerializeToString())
 
 
 def brute_force_matches(s: DosState, seat: int) -> set[str]:

@@ -813,6 +813,8 @@ def _check(s: DosState) -> None:
         raise ValueError("bad current seat")
     if not -1 <= s.dos_window < n or not 0 <= s.dealer < n or not -1 <= s.first_dealer < n:
         raise ValueError("bad seat")
+    if s.dos_window >= 0 and (s.dos_window == s.current or s.phase != PLAYING):
+        raise ValueError("bad Dos window")
     if s.target < 1 or s.max_turns < 1 or s.round < 0 or s.turns < 0 or s.reshuffles < 0:
         raise ValueError("bad counters")
     if any(not 0 <= h.winner < n or len(h.hand_points) != n for h in s.history):
