@@ -7,7 +7,7 @@ import importlib
 from engines.contract import Game
 
 # one package per game under engines/, each exporting GAME
-ENGINES = ("dou_dizhu", "doppelkopf", "dobro", "sobe_e_desce")
+ENGINES = ("dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce")
 
 
 def _load() -> dict[str, Game]:

@@ -57,6 +57,16 @@ SETUPS: dict[str, list[Setup]] = {
         Setup(4, {"start_score": 6, "dealer": 2}, zero_sum=False),
         Setup(4, {"start_score": 12, "max_deals": 6}, zero_sum=False),
     ],
+    # Dos scores are not zero-sum (only the round winner scores); low targets keep the
+    # matches short, the max_turns set-up plays blocked rounds.
+    "dos": [
+        Setup(2, {"target": 30}, zero_sum=False),
+        Setup(3, {"target": 30}, zero_sum=False),
+        Setup(4, {"target": 60}, zero_sum=False),
+        Setup(2, {"official_no_match": True, "target": 60}, zero_sum=False),
+        Setup(4, {"official_no_match": True, "target": 30}, zero_sum=False),
+        Setup(3, {"max_turns": 10, "target": 30}, zero_sum=False),
+    ],
 }
 
 BAD_OPTIONS: list[dict[str, Any]] = [

@@ -1,0 +1,102 @@
+"""Dos in the terminal: the centre row with this turn's matches, hands, bonus cards owed, the Dos
+call window, scores against the target."""
+
+from __future__ import annotations
+
+from croupier.v1 import croupier_pb2, dos_pb2
+
+from service.render import Renderer, seat_label
+
+PLAYING = dos_pb2.DOS_PHASE_PLAYING
+OVER = dos_pb2.DOS_PHASE_OVER
+
+View = dos_pb2.DosView
+Table = croupier_pb2.Table
+
+
+def row_text(view: View) -> str:
+    """The centre row, each matched card followed by what covers it: 'r7<-b7 y9 g#'."""
+    cards = view.row.split()
+    covered = {m.row_index: m.cards.replace(" ", "+") for m in view.matches}
+    parts = [f"{c}<-{covered[i]}" if i in covered else c for i, c in enumerate(cards)]
+    return " ".join(parts) if parts else "(empty)"
+
+
+def sizes_text(view: View, table: Table, me: int | None) -> str:
+    return "  ".join(f"{seat_label(table, s, me)} {n}" for s, n in enumerate(view.hand_sizes))
+
+
+class DosRenderer(Renderer):
+    def public(self, view: View, table: Table, me: int | None) -> list[str]:
+        lines = []
+        if view.phase == OVER:
+            lines.append(f"match over after {len(view.history)} round(s)")
+        else:
+            lines.append(f"round {view.round + 1}, first to {view.target} points wins")
+            who = seat_label(table, view.current, me)
+            doing = ", drew a card" if view.drew else ""
+            lines.append(f"Turn: {who}{doing} (turn {view.turns + 1} of the round)")
+            lines.append(f"Centre row: {row_text(view)}")
+            if view.adds:
+                lines.append(f"Added to the row at the end of this turn: {view.adds}")
+            lines.append(f"Cards left: {sizes_text(view, table, me)}")
+            lines.append(f"Draw pile {view.draw_pile}, discards {len(view.discards.split())}")
+            if view.dos_window >= 0:
+                culprit = seat_label(table, view.dos_window, me)
+                lines.append(f"{culprit} ended with two cards without calling Dos!")
+        if any(view.totals):
+            lines.append(
+                "Scores: "
+                + "  ".join(f"{seat_label(table, s, me)} {t}" for s, t in enumerate(view.totals))
+            )
+        return lines
+
+    def stage(self, view: View) -> tuple[object, ...]:
+        return (view.round, view.phase)
+
+    def summary(self, view: View, table: Table) -> str:
+        parts = [f"row {row_text(view)}", "cards " + "/".join(str(n) for n in view.hand_sizes)]
+        parts.append(f"pile {view.draw_pile}")
+        if view.dos_window >= 0:
+            parts.append(f"Dos not called by {seat_label(table, view.dos_window)}")
+        return " · ".join(parts)
+
+    def turn(self, view: View, table: Table, me: int) -> list[tuple[str, str | None]]:
+        lines: list[tuple[str, str | None]] = []
+        if view.dos_window >= 0:
+            if view.dos_window == me:
+                lines.append(("You ended with two cards without calling Dos: 'dos' calls it "
+                              "now, before anyone catches you.", "bold red"))
+            else:
+                who = seat_label(table, view.dos_window, me)
+                lines.append((f"{who} forgot to call Dos: 'catch' makes them draw two.",
+                              "bold yellow"))
+        if view.current == me:
+            if view.bonus_owed:
+                lines.append((f"Colour bonus: add {view.bonus_owed} card(s) from your hand to "
+                              "the row ('add CARD').", "bold yellow"))
+            elif view.drew:
+                drawn = f" {view.drawn}" if view.drawn and view.drawn != "?" else ""
+                lines.append((f"You drew{drawn}: match it now or end your turn.", None))
+            elif not view.matches:
+                lines.append(("Cover a centre card with one card of its number or two that add "
+                              "up to it; or draw.", None))
+        count = len(view.hand.split())
+        lines.append((f"Your hand ({count} cards): {view.hand}", "bold green"))
+        return lines
+
+    def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
+        if not view.history:
+            return []
+        last = view.history[-1]
+        who = seat_label(table, last.winner, me)
+        how = "has the lowest hand when the turn limit ends the round" if last.blocked \
+            else "went out"
+        left = "  ".join(
+            f"{seat_label(table, s, me)} {p}" for s, p in enumerate(last.hand_points)
+            if s != last.winner
+        )
+        return [f"  {who} {how} and scores {last.points} (cards left: {left})"]
+
+
+RENDERER = DosRenderer()

@@ -1,0 +1,616 @@
+"""Dos rules, one scenario per rule, from fixed decks (see seeds/dos.md).
+
+`table(...)` stacks the deck so that each seat gets the hand asked for, the centre row starts
+with the cards asked for and the draw pile begins with `pile`; every other card follows in a
+fixed order. Seat 0 plays first (the dealer is the last seat).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.contract import IllegalMove
+from engines.dos import GAME, Move, parse_move
+from engines.dos.cards import (
+    COPIES,
+    DECK_SIZE,
+    DOUBLE,
+    DOUBLE_COLOUR,
+    NO_MATCH,
+    SINGLE,
+    SINGLE_COLOUR,
+    TYPES,
+    code,
+    full_deck,
+    match_kind,
+    pack,
+    parse_card,
+    points,
+)
+from engines.dos.game import DosState
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def deck_for(hands: list[str], row: str, pile: str = "") -> str:
+    """A deck order (top first) dealing `hands` (7 codes each) with dealer = last seat."""
+    n = len(hands)
+    parsed = [h.split() for h in hands]
+    assert all(len(h) == 7 for h in parsed), "each hand is 7 cards"
+    rest = Counter(code(t) for t in full_deck())
+    order: list[str] = []
+    for k in range(7 * n):
+        order.append(parsed[k % n][k // n])
+    order += row.split() + pile.split()
+    rest.subtract(order)
+    assert min(rest.values()) >= 0, f"more copies than the deck holds: {-rest}"
+    order += sorted(rest.elements(), key=parse_card)
+    return " ".join(order)
+
+
+def table(hands: list[str], row: str, pile: str = "", **options: object) -> DosState:
+    opts = {"deck": deck_for(hands, row, pile), "dealer": len(hands) - 1, **options}
+    return GAME.new_game(len(hands), opts, "test")
+
+
+def play(state: DosState, seat: int, *texts: str) -> DosState:
+    for text in texts:
+        state = GAME.apply(state, seat, parse_move(text))
+    return state
+
+
+def legal(state: DosState, seat: int) -> list[str]:
+    return [m.text for m in GAME.legal_moves(state, seat)]
+
+
+def hand(state: DosState, seat: int) -> str:
+    return " ".join(code(t) for t in state.hands[seat])
+
+
+def row(state: DosState) -> str:
+    return " ".join(code(t) for t in state.row)
+
+
+FILLER = "g8 g8 g10 g10 r8 r8 y8"  # hands that match no 1 to 7 in the row, alone or in pairs
+OTHER = "y8 y10 y10 r10 r10 b8 b8"
+
+# --- the deck and the deal -------------------------------------------------------------------
+
+
+def test_deck_has_108_cards_as_the_rulings_list() -> None:
+    assert DECK_SIZE == 108 and sum(COPIES) == 108
+    for colour in "bgry":
+        per = {n: COPIES[parse_card(f"{colour}{n}")] for n in (1, 3, 4, 5, 6, 7, 8, 9, 10)}
+        assert per == {1: 3, 3: 3, 4: 3, 5: 3, 6: 2, 7: 2, 8: 2, 9: 2, 10: 2}
+        assert COPIES[parse_card(f"{colour}#")] == 2
+        assert sum(per.values()) + 2 == 24
+    assert COPIES[parse_card("w2")] == 12
+    with pytest.raises(ValueError, match="wild DOS"):
+        parse_card("b2")
+
+
+def test_card_points() -> None:
+    assert points(parse_card("b7")) == 7 and points(parse_card("r10")) == 10
+    assert points(parse_card("w2")) == 20 and points(parse_card("g#")) == 40
+
+
+def test_deal_gives_seven_each_and_two_in_the_row() -> None:
+    for n in (2, 3, 4):
+        s = GAME.new_game(n, {}, f"deal{n}")
+        assert [len(h) for h in s.hands] == [7] * n
+        assert len(s.row) == 2 and len(s.pile) == 108 - 7 * n - 2
+        assert s.current == (s.dealer + 1) % n
+        assert sum(GAME.census(s).values()) == 108
+
+
+def test_deck_option_fixes_the_deal_and_seed_the_shuffle() -> None:
+    s = table(["b7 b1 b3 b4 b5 b6 b8", FILLER], "r7 r9", "y1")
+    assert hand(s, 0) == "b1 b3 b4 b5 b6 b7 b8"
+    assert row(s) == "r7 r9" and code(s.pile[0]) == "y1"
+    a, b = GAME.new_game(3, {}, "same"), GAME.new_game(3, {}, "same")
+    assert a == b and GAME.new_game(3, {}, "other") != a
+
+
+def test_bad_options_and_player_counts_are_refused() -> None:
+    with pytest.raises(ValueError, match="2 to 4"):
+        GAME.new_game(5, {}, "s")
+    with pytest.raises(ValueError, match="option 'target'"):
+        GAME.new_game(2, {"target": 0}, "s")
+    with pytest.raises(ValueError, match="108"):
+        GAME.new_game(2, {"deck": "b7 b7"}, "s")
+    with pytest.raises(ValueError, match="dealer"):
+        GAME.new_game(2, {"dealer": 3}, "s")
+
+
+# --- matches ---------------------------------------------------------------------------------
+
+
+def test_seed_example_seven_and_nine_both_matched_in_one_turn() -> None:
+    # The seed: the row shows a 7 and a 9; one or two cards may go on the 7 as well as the 9.
+    s = table(["b7 g4 r5 y1 y3 b9 b10", FILLER], "r7 y9", "b1 b3 g1")
+    moves = legal(s, 0)
+    assert "b7 on r7" in moves and "g4+r5 on y9" in moves and "g4+y3 on r7" in moves
+    s = play(s, 0, "b7 on r7")
+    assert [m[0] for m in s.matches] == [0]
+    # Both centre cards matched: nothing is left to decide, so the turn ends by itself.
+    s = play(s, 0, "g4+r5 on y9")
+    # The played and covered cards are discarded; the row is refilled to two from the pile.
+    assert row(s) == "b1 b3"
+    assert sorted(GAME.view(s, 0).discards.split()) == sorted(["b7", "r7", "g4", "r5", "y9"])
+    assert hand(s, 0) == "b9 b10 y1 y3"
+    assert s.current == 1
+
+
+def test_single_match_needs_the_same_number_colour_aside() -> None:
+    s = table(["b7 b8 y1 y3 y4 y5 y6", FILLER], "r7 r9", "b1 b3")
+    assert match_kind(parse_card("r7"), (parse_card("b7"),)) == SINGLE
+    with pytest.raises(IllegalMove, match="same number"):
+        play(s, 0, "b8 on r7")
+    with pytest.raises(IllegalMove, match="no r5 in the centre row"):
+        play(s, 0, "y5 on r5")
+    with pytest.raises(IllegalMove, match="does not hold"):
+        play(s, 0, "g7 on r7")
+
+
+def test_double_match_needs_the_sum() -> None:
+    s = table(["y3 y4 y5 b1 b8 b9 b10", FILLER], "r7 r9", "b1 b3")
+    assert match_kind(parse_card("r7"), (parse_card("y3"), parse_card("y4"))) == DOUBLE
+    with pytest.raises(IllegalMove, match="add up"):
+        play(s, 0, "y3+y5 on r7")
+    s = play(s, 0, "y3+y4 on r7")
+    assert hand(s, 0) == "b1 b8 b9 b10 y5"
+
+
+def test_each_centre_card_takes_one_match_per_turn() -> None:
+    s = table(["b7 g7 y1 y3 y4 y5 y6", FILLER], "r7 r9", "b1 b3")
+    s = play(s, 0, "b7 on r7")
+    assert not any(m.endswith("on r7") for m in legal(s, 0))
+    with pytest.raises(IllegalMove, match="already matched"):
+        play(s, 0, "g7 on r7")
+
+
+def test_two_equal_centre_cards_are_two_targets() -> None:
+    s = table(["b7 g7 y1 y3 y4 y5 y6", FILLER], "r7 r7", "b1 b3")
+    s = play(s, 0, "b7 on r7")
+    assert "g7 on r7" in legal(s, 0)
+    s = play(s, 0, "g7 on r7")
+    assert s.current == 1 and "b7" not in hand(s, 0) and "g7" not in hand(s, 0)
+
+
+def test_a_turn_must_start_with_a_match_or_a_draw() -> None:
+    s = table(["b7 g7 y1 y3 y4 y5 y6", FILLER], "r7 r9", "b1 b3")
+    with pytest.raises(IllegalMove, match="match at least one"):
+        play(s, 0, "end")
+    assert "end" not in legal(s, 0) and "draw" in legal(s, 0)
+
+
+# --- colour bonuses --------------------------------------------------------------------------
+
+
+def test_single_colour_match_adds_one_card_to_the_row_after_the_refill() -> None:
+    s = table(["r7 b8 y1 y3 y4 y5 y6", FILLER], "r7 g9", "b1 b3")
+    s = play(s, 0, "r7 on r7")
+    assert s.matches[0][2] == SINGLE_COLOUR
+    with pytest.raises(IllegalMove, match="add 1 more"):
+        play(s, 0, "end")
+    adds = [m for m in legal(s, 0) if m.startswith("add")]
+    assert adds == ["add b8", "add y1", "add y3", "add y4", "add y5", "add y6"]
+    assert "b8+y1 on g9" in legal(s, 0)  # more matches stay open until a card is added
+    with pytest.raises(IllegalMove, match="no g5 to add"):
+        play(s, 0, "add g5")
+    s = play(s, 0, "add b8")  # nothing else to decide: the turn ends by itself
+    assert s.current == 1
+    assert row(s) == "g9 b1 b8"  # refilled to two, then the bonus card
+    assert len(s.hands[1]) == 7  # a single colour match makes nobody draw
+
+
+def test_no_more_matches_once_bonus_cards_are_being_added() -> None:
+    s = table(["r7 b8 g9 y3 y4 y5 y6", FILLER], "r7 g9", "b1 b3")
+    s = play(s, 0, "r7 on r7", "add b8")
+    # g9 on g9 was possible before the add; the turn ended with the add instead.
+    assert s.current == 1 and "g9" in hand(s, 0)
+
+
+def test_double_colour_match_adds_one_and_every_other_player_draws_one() -> None:
+    s = table(["r3 r4 y1 y3 y4 y5 y6", FILLER, OTHER], "r7 g9", "b1 b3 b4 b5")
+    s = play(s, 0, "r3+r4 on r7")
+    assert s.matches[0][2] == DOUBLE_COLOUR
+    s = play(s, 0, "add y6")
+    assert row(s) == "g9 b1 y6"
+    assert "b3" in hand(s, 1) and "b4" in hand(s, 2)  # seat 1 draws first, then seat 2
+    assert [len(h) for h in s.hands] == [4, 8, 8]
+
+
+def test_two_colour_matches_owe_two_cards() -> None:
+    s = table(["r7 g9 y1 y3 y4 y5 y6", FILLER], "r7 g9", "b1 b3")
+    s = play(s, 0, "r7 on r7", "g9 on g9")
+    assert GAME.view(s, 0).bonus_owed == 2
+    s = play(s, 0, "add y1")
+    assert s.current == 0 and legal(s, 0)[0] == "add y3"
+    s = play(s, 0, "add y3")
+    assert row(s) == "b1 b3 y1 y3" and s.current == 1
+
+
+# --- wild cards ------------------------------------------------------------------------------
+
+
+def test_wild_dos_in_hand_is_a_two_of_any_colour() -> None:
+    w2, b5, b7 = parse_card("w2"), parse_card("b5"), parse_card("b7")
+    assert match_kind(b7, (w2, b5)) == DOUBLE_COLOUR  # the wild DOS is declared blue
+    assert match_kind(b7, (w2, parse_card("r5"))) == DOUBLE
+    assert match_kind(w2, (w2,)) == SINGLE_COLOUR  # both twos, same colour chosen
+    assert match_kind(b7, (w2,)) == NO_MATCH
+    s = table(["w2 b5 y1 y3 y4 y5 y6", FILLER, OTHER], "b7 g9", "b1 b3 b4 b5")
+    s = play(s, 0, "w2+b5 on b7", "add y1")
+    assert [len(h) for h in s.hands] == [4, 8, 8]
+
+
+def test_wild_hash_in_hand_is_any_number_of_its_colour() -> None:
+    bh = parse_card("b#")
+    assert match_kind(parse_card("r9"), (bh,)) == SINGLE
+    assert match_kind(parse_card("b9"), (bh,)) == SINGLE_COLOUR
+    assert match_kind(parse_card("b10"), (bh, parse_card("b9"))) == DOUBLE_COLOUR  # # is 1
+    assert match_kind(parse_card("b1"), (bh, parse_card("b1"))) == NO_MATCH  # # is never 0
+    assert match_kind(parse_card("r10"), (bh, parse_card("g#"))) == DOUBLE
+    s = table(["b# y1 y3 y4 y5 y6 y8", FILLER], "r9 b10", "b1 b3")
+    assert "b# on r9" in legal(s, 0) and "b# on b10" in legal(s, 0)
+
+
+def test_wild_hash_in_the_row_takes_the_number_its_matcher_needs() -> None:
+    gh = parse_card("g#")
+    assert match_kind(gh, (parse_card("b9"),)) == SINGLE
+    assert match_kind(gh, (parse_card("g9"),)) == SINGLE_COLOUR
+    assert match_kind(gh, (parse_card("w2"),)) == SINGLE_COLOUR  # the wild DOS goes green
+    assert match_kind(gh, (parse_card("g6"), parse_card("g4"))) == DOUBLE_COLOUR
+    assert match_kind(gh, (parse_card("g6"), parse_card("g5"))) == NO_MATCH  # 11 is no number
+    s = table(["b6 r5 y1 y3 y4 y8 y9", FILLER], "g# r9", "b1 b3")
+    with pytest.raises(IllegalMove, match="add up"):
+        play(s, 0, "b6+r5 on g#")
+    assert "b6 on g#" in legal(s, 0) and "b6+y4 on g#" in legal(s, 0)
+
+
+def test_wild_dos_in_the_row_is_a_two_whose_colour_its_matcher_picks() -> None:
+    w2 = parse_card("w2")
+    assert match_kind(w2, (parse_card("r#"),)) == SINGLE_COLOUR
+    assert match_kind(w2, (parse_card("r1"), parse_card("r1"))) == DOUBLE_COLOUR
+    assert match_kind(w2, (parse_card("r1"), parse_card("b1"))) == DOUBLE
+    assert match_kind(w2, (parse_card("r3"),)) == NO_MATCH
+
+
+# --- drawing ---------------------------------------------------------------------------------
+
+
+def test_no_match_draw_one_and_play_it_if_it_matches() -> None:
+    s = table([FILLER, OTHER], "r7 r1", "b7 b1")
+    assert legal(s, 0) == ["draw"]
+    s = play(s, 0, "draw")
+    assert s.current == 0 and s.drew and code(s.drawn) == "b7"
+    assert legal(s, 0) == ["b7 on r7", "end"]
+    s = play(s, 0, "b7 on r7")  # no more matches after the drawn card's: the turn ends
+    assert s.current == 1 and hand(s, 0) == FILLER
+
+
+def test_after_drawing_only_the_drawn_card_may_be_matched() -> None:
+    s = table(["r1 g3 g4 g5 g6 g8 g9", OTHER], "r7 b1", "b7 b1")
+    s = play(s, 0, "draw")  # a match was possible: drawing is a choice
+    with pytest.raises(IllegalMove, match=r"only the drawn card \(b7\)"):
+        play(s, 0, "r1 on b1")
+    with pytest.raises(IllegalMove, match="already drawn"):
+        play(s, 0, "draw")
+    assert "g3+g4 on r7" not in legal(s, 0)  # ... which excludes doubles without it
+    assert "b7 on r7" in legal(s, 0)
+    assert all("b7" in m for m in legal(s, 0) if " on " in m)
+
+
+def test_a_drawn_card_that_cannot_match_is_kept_and_the_turn_ends() -> None:
+    s = table([FILLER, OTHER], "r7 r1", "y9 b1")
+    s = play(s, 0, "draw")
+    assert s.current == 1 and "y9" in hand(s, 0) and len(s.hands[0]) == 8
+
+
+def test_official_no_match_rule_adds_a_card_after_a_useless_draw() -> None:
+    s = table([FILLER, OTHER], "r7 r1", "y9 b1", official_no_match=True)
+    s = play(s, 0, "draw")
+    assert s.current == 0 and "add y9" in legal(s, 0) and "end" not in legal(s, 0)
+    with pytest.raises(IllegalMove, match="add 1 more"):
+        play(s, 0, "end")
+    s = play(s, 0, "add g10")
+    assert s.current == 1 and row(s) == "r7 r1 g10" and len(s.hands[0]) == 7
+
+
+def test_official_rule_still_lets_the_drawn_card_be_played() -> None:
+    s = table([FILLER, OTHER], "r7 r1", "b7 b1", official_no_match=True)
+    s = play(s, 0, "draw")
+    assert "b7 on r7" in legal(s, 0) and "add b7" in legal(s, 0) and "end" not in legal(s, 0)
+    s = play(s, 0, "b7 on r7")
+    assert s.current == 1 and len(s.hands[0]) == 7
+
+
+def with_hand(state: DosState, seat: int, cards: str) -> DosState:
+    """The state with `seat` holding only `cards` (taken from its hand); the rest of its hand
+    goes to the bottom of the draw pile. For scenarios that need a short hand at once."""
+    keep = [parse_card(c) for c in cards.split()]
+    rest = list(state.hands[seat])
+    for t in keep:
+        rest.remove(t)
+    s = state.copy()
+    hands = list(s.hands)
+    hands[seat] = tuple(sorted(keep))
+    s.hands = tuple(hands)
+    s.pile = state.pile + tuple(rest)
+    assert sum(GAME.census(s).values()) == 108
+    return s
+
+
+def test_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
+    s = table(["b7 g3 g4 g5 g6 g8 g9", OTHER], "r7 r1")
+    s = play(s, 0, "b7 on r7")  # nothing else matches: the turn ends by itself
+    t = s.copy()
+    t.discards = s.discards + pack(s.pile)  # every pile card now lies in the discards
+    t.pile = ()
+    u = play(t, 1, "draw")
+    assert u.reshuffles == 1 and u.discards == 0
+    assert len(u.pile) == len(s.pile) + 2 - 1 and len(u.hands[1]) == 8
+    assert GAME.census(u) == GAME.census(s)
+
+
+def test_nothing_to_draw_ends_the_turn_empty_handed() -> None:
+    s = table([FILLER, OTHER], "r7 r1")
+    t = s.copy()
+    t.hands = (s.hands[0], tuple(sorted(s.hands[1] + s.pile)))  # seat 1 holds the whole pile
+    t.pile = ()
+    assert sum(GAME.census(t).values()) == 108
+    u = play(t, 0, "draw")
+    assert u.current == 1 and len(u.hands[0]) == len(t.hands[0])
+
+
+# --- the Dos call ----------------------------------------------------------------------------
+
+
+def two_left() -> DosState:
+    """Seat 0 of three sheds five cards and holds exactly two (b9 b10), its turn not ended."""
+    hands = ["r3 r4 g4 y5 g6 b9 b10", FILLER, OTHER]
+    s = table(hands, "r7 b9", "b1 b3 b4 b5 b6 r1")
+    s = play(s, 0, "r3+r4 on r7")  # double colour match: one card owed, the others draw one
+    s = play(s, 0, "g4+y5 on b9")  # plain double
+    assert legal(s, 0) == ["add b9", "add b10", "add g6"]
+    s = play(s, 0, "add g6")
+    assert hand(s, 0) == "b9 b10" and s.current == 0
+    return s
+
+
+def test_ending_with_two_cards_offers_the_call() -> None:
+    s = two_left()
+    assert legal(s, 0) == ["end", "end dos"]
+    called = play(s, 0, "end dos")
+    assert called.dos_window == -1 and GAME.to_act(called) == {1}
+    assert row(called) == "b1 b3 g6" and "b4" in hand(called, 1) and "b5" in hand(called, 2)
+
+
+def test_the_call_is_only_for_two_cards() -> None:
+    s = table(["b7 g3 g4 y1 y8 b10 r9", FILLER], "r7 y9", "b1 b3")
+    s = play(s, 0, "b7 on r7")
+    assert "end dos" not in legal(s, 0)
+    with pytest.raises(IllegalMove, match="only when ending with two"):
+        play(s, 0, "end dos")
+
+
+def test_forgetting_opens_a_window_for_every_seat() -> None:
+    forgot = play(two_left(), 0, "end")
+    assert forgot.dos_window == 0 and GAME.to_act(forgot) == {0, 1, 2}
+    assert legal(forgot, 0) == ["dos"] and legal(forgot, 2) == ["catch"]
+    assert legal(forgot, 1)[-1] == "catch" and "draw" in legal(forgot, 1)
+    with pytest.raises(IllegalMove, match="cannot catch yourself"):
+        play(forgot, 0, "catch")
+    with pytest.raises(IllegalMove, match="only seat 0 can call"):
+        play(forgot, 2, "dos")
+
+
+def test_a_caught_player_draws_two() -> None:
+    forgot = play(two_left(), 0, "end")
+    caught = play(forgot, 2, "catch")
+    assert caught.dos_window == -1 and len(caught.hands[0]) == 4
+    assert GAME.to_act(caught) == {1}
+    with pytest.raises(IllegalMove, match="nobody can be caught"):
+        play(caught, 1, "catch")
+
+
+def test_the_next_player_may_catch_then_play() -> None:
+    caught = play(play(two_left(), 0, "end"), 1, "catch")
+    assert len(caught.hands[0]) == 4 and caught.current == 1 and "draw" in legal(caught, 1)
+
+
+def test_a_late_call_by_the_culprit_closes_the_window() -> None:
+    late = play(play(two_left(), 0, "end"), 0, "dos")
+    assert late.dos_window == -1 and len(late.hands[0]) == 2 and GAME.to_act(late) == {1}
+
+
+def test_the_next_players_move_closes_the_window() -> None:
+    moved = play(play(two_left(), 0, "end"), 1, "draw")
+    assert moved.dos_window == -1 and len(moved.hands[0]) == 2
+    with pytest.raises(IllegalMove, match="nobody can be caught"):
+        play(moved, 2, "catch")
+
+
+# --- going out and scoring -------------------------------------------------------------------
+
+
+def go_out_table(target: int = 500) -> DosState:
+    """Seat 0 holds only w2 and b10 facing a row of w2 and b10."""
+    hands = ["w2 b10 r# g1 g3 g4 y1", "g5 g6 g8 g9 g10 y10 r10", "y3 y4 y5 y6 y8 y9 r9"]
+    return with_hand(table(hands, "w2 b10", "b1 r1 b3 b4", target=target), 0, "w2 b10")
+
+
+def test_going_out_scores_every_card_left_and_forfeits_the_owed_bonus() -> None:
+    t = go_out_table()
+    u = play(t, 0, "w2 on w2", "b10 on b10")  # two colour matches, but the hand is empty
+    assert u.round == 1 and len(u.history) == 1
+    h = u.history[0]
+    assert h.winner == 0 and not h.blocked
+    seat1 = 5 + 6 + 8 + 9 + 10 + 10 + 10
+    seat2 = 3 + 4 + 5 + 6 + 8 + 9 + 9
+    assert h.hand_points == (0, seat1, seat2) and h.points == seat1 + seat2
+    assert u.totals == (seat1 + seat2, 0, 0)
+    res = GAME.result(u)
+    assert res.last_deal == (seat1 + seat2, 0, 0) and not res.finished
+    assert res.deals_played == 1 and GAME.deal_number(u) == 1
+    # the next round: the deal moves on one seat, fresh hands, the totals stay
+    assert u.dealer == (t.dealer + 1) % 3 and [len(x) for x in u.hands] == [7, 7, 7]
+    assert u.current == (u.dealer + 1) % 3 and sum(GAME.census(u).values()) == 108
+
+
+def test_wild_cards_left_in_hand_cost_20_and_40() -> None:
+    hands = ["w2 b10 r# g1 g3 g4 y1", "w2 g# g8 g9 g10 y10 r10", "y3 y4 y5 y6 y8 y9 r9"]
+    t = with_hand(table(hands, "w2 b10", "b1 r1 b3 b4"), 0, "w2 b10")
+    u = play(t, 0, "w2 on w2", "b10 on b10")
+    assert u.history[0].hand_points[1] == 20 + 40 + 8 + 9 + 10 + 10 + 10
+
+
+def test_reaching_the_target_ends_the_match() -> None:
+    u = play(go_out_table(target=50), 0, "w2 on w2", "b10 on b10")
+    res = GAME.result(u)
+    assert res.finished and res.winners == (0,) and GAME.to_act(u) == frozenset()
+    assert GAME.legal_moves(u, 0) == ()
+    with pytest.raises(IllegalMove, match="over"):
+        play(u, 1, "draw")
+
+
+def test_double_colour_draws_happen_before_the_round_is_scored() -> None:
+    hands = ["r3 r4 g1 g3 g4 y1 y3", "g5 g6 g8 g9 g10 y10 r10", "y4 y5 y6 y8 y9 r9 b9"]
+    t = with_hand(table(hands, "r7 b8", "w2 r# b1 b3", target=1000), 0, "r3 r4")
+    u = play(t, 0, "r3+r4 on r7")  # out with a double colour match: the others draw first
+    h = u.history[0]
+    # the row is refilled first (w2 r#? no: only r7 left the row, so one card: w2),
+    # then seat 1 draws r# and seat 2 draws b1
+    seat1 = 5 + 6 + 8 + 9 + 10 + 10 + 10 + 40
+    seat2 = 4 + 5 + 6 + 8 + 9 + 9 + 9 + 1
+    assert h.hand_points == (0, seat1, seat2) and h.points == seat1 + seat2
+
+
+def test_a_round_that_reaches_the_turn_limit_is_blocked() -> None:
+    s = table([FILLER, OTHER], "r7 r1", " ".join(["w2"] * 10), max_turns=10, target=10_000)
+    for turn in range(10):
+        assert s.current == turn % 2
+        s = play(s, turn % 2, "draw")
+    h = s.history[0]
+    assert h.blocked and s.round == 1
+    assert h.winner == min((0, 1), key=lambda p: h.hand_points[p])
+    assert h.points == max(h.hand_points)
+
+
+# --- notation, views, storage ----------------------------------------------------------------
+
+
+def test_notation_round_trips_and_is_canonical() -> None:
+    assert Move("b4+R3 on y7") is parse_move("r3+b4 on y7")
+    assert repr(parse_move("  B7   ON  b7 ")) == "Move('b7 on b7')"
+    for text in ("draw", "end", "end dos", "dos", "catch", "add g#", "b5+w2 on b7", "r10 on g#"):
+        assert GAME.format_move(GAME.parse_move(text)) == text
+    for bad, why in [("", "empty"), ("b7", "CARD on CARD"), ("b2 on b7", "wild DOS"),
+                     ("b1+b2+b3 on b6", "one card or two"), ("add", "needs the card"),
+                     ("x7 on b7", "not a card")]:
+        with pytest.raises(ValueError, match=why):
+            parse_move(bad)
+
+
+def test_views_hide_other_hands_and_the_drawn_card() -> None:
+    s = table([FILLER, OTHER], "r7 r1", "b7 b1")
+    s = play(s, 0, "draw")
+    mine, theirs, spectator = GAME.view(s, 0), GAME.view(s, 1), GAME.view(s, None)
+    assert mine.drawn == "b7" and theirs.drawn == "?" and spectator.drawn == "?"
+    assert "y3" not in mine.hand and "g3" not in theirs.hand and spectator.hand == ""
+    assert list(theirs.hand_sizes) == [8, 7] and theirs.draw_pile == len(s.pile)
+    assert "b1" not in str(theirs)  # the pile order never shows
+    rng = random.Random(1)
+    for v in (mine, theirs, spectator):
+        assert GAME.view(GAME.sample(v, rng), v.seat if v.seat >= 0 else None) == v
+
+
+def test_encode_decode_and_garbage() -> None:
+    s = play(table([FILLER, OTHER], "r7 r1", "b7 b1"), 0, "draw")
+    assert GAME.decode(GAME.encode(s)) == s
+    for data in (b"\x00\x01", b"garbage", GAME.encode(s)[:-3]):
+        with pytest.raises(ValueError, match="not a Dos state"):
+            GAME.decode(data)
+    from croupier.v1 import dos_pb2
+
+    msg = dos_pb2.DosState.FromString(GAME.encode(s))
+    for field, value, why in [("pile", msg.pile[3:], "108"), ("current", 7, "current seat"),
+                              ("dos_window", s.current, "Dos window"), ("row", "b2 b7", "wild DOS"),
+                              ("players", 5, "one hand per player")]:
+        bad = dos_pb2.DosState()
+        bad.CopyFrom(msg)
+        setattr(bad, field, value)
+        with pytest.raises(ValueError, match=why):
+            GAME.decode(bad.SerializeToString())
+
+
+def brute_force_matches(s: DosState, seat: int) -> set[str]:
+    hand_ = list(s.hands[seat])
+    out = set()
+    used = {m[0] for m in s.matches}
+    for i, target in enumerate(s.row):
+        if i in used:
+            continue
+        for a_i, a in enumerate(hand_):
+            if match_kind(target, (a,)) != NO_MATCH:
+                out.add(Move(f"{code(a)} on {code(target)}").text)
+            for b in hand_[a_i + 1:]:
+                if match_kind(target, (a, b)) != NO_MATCH:
+                    out.add(parse_move(f"{code(a)}+{code(b)} on {code(target)}").text)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), steps=st.integers(0, 60))
+def test_legal_matches_equal_a_brute_force(seed: int, steps: int) -> None:
+    rng = random.Random(seed)
+    s = GAME.new_game(rng.choice((2, 3, 4)), {}, str(seed))
+    for _ in range(steps):
+        if GAME.is_over(s):
+            return
+        seat = rng.choice(sorted(GAME.to_act(s)))
+        s = GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
+    if GAME.is_over(s) or s.drew or s.adds:
+        return
+    seat = s.current
+    got = {m.text for m in GAME.legal_moves(s, seat) if m.kind == 0}
+    assert got == brute_force_matches(s, seat)
+
+
+@settings(max_examples=40, deadline=None)
+@given(target=st.sampled_from([t for t in TYPES]), a=st.sampled_from(TYPES),
+       b=st.sampled_from(TYPES))
+def test_match_table_is_symmetric_and_colour_needs_a_legal_match(
+    target: int, a: int, b: int
+) -> None:
+    k = match_kind(target, (a, b))
+    assert k == match_kind(target, (b, a))
+    assert k in (NO_MATCH, DOUBLE, DOUBLE_COLOUR)
+    assert match_kind(target, (a,)) in (NO_MATCH, SINGLE, SINGLE_COLOUR)
+
+
+def test_doctests_of_the_engine_modules() -> None:
+    import doctest
+
+    import engines.dos
+    import engines.dos.cards
+    import engines.dos.moves
+
+    for module in (engines.dos, engines.dos.cards, engines.dos.moves):
+        failed, tried = doctest.testmod(module)
+        assert tried and not failed, module.__name__
+
+
+def test_two_player_window_holds_both_seats() -> None:
+    hands = ["r3 r4 g4 y5 g6 b9 b10", FILLER]
+    s = table(hands, "r7 b9", "b1 b3 b4 b5 b6 r1")
+    s = play(s, 0, "r3+r4 on r7", "g4+y5 on b9", "add g6", "end")
+    assert s.dos_window == 0 and GAME.to_act(s) == {0, 1}
+    assert legal(s, 0) == ["dos"] and legal(s, 1)[-1] == "catch"
+    assert len(play(s, 1, "catch").hands[0]) == 4

@@ -1,0 +1,221 @@
+"""Dos end to end: real `croupier serve` and `croupier bots` processes over gRPC, and
+`croupier play dos` in a pseudo-terminal against bots; plus the ISMCTS levels on every phase."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from croupier.v1 import croupier_pb2_grpc as pb_grpc
+from google.protobuf import struct_pb2
+
+from bots.heuristics import get_candidates, get_heuristic
+from bots.levels import get_level
+from engines.dos import GAME
+from engines.dos.moves import ADD, CALL, CATCH, DRAW, END, END_DOS, MATCH
+from tests.bot_support import (
+    CROUPIER,
+    Bots,
+    Server,
+    bot_seats,
+    child_env,
+    events_to_end,
+    human_seat,
+    play_seat,
+    stub_for,
+)
+
+PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("dos_stack")
+    server = Server(tmp / "c.db", tmp / "server.log")
+    bots = Bots(server.address, tmp / "bots.log", workers=1)
+    yield server
+    code = bots.stop()
+    server.stop()
+    assert code == 0, bots.describe()
+
+
+def create_dos_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: object) -> str:
+    opts = struct_pb2.Struct()
+    opts.update(options)
+    table = stub.CreateTable(
+        pb.CreateTableRequest(game="dos", players=len(seats), options=opts, seats=seats),
+        timeout=10,
+    )
+    return table.table_id
+
+
+def assert_finished(events: list[pb.TableEvent], players: int, target: int) -> pb.Result:
+    end = events[-1]
+    assert end.kind == pb.EVENT_KIND_END
+    result = end.view.result
+    assert result.finished and len(result.totals) == players
+    (winner,) = result.winners
+    assert result.totals[winner] >= target
+    assert end.view.view.WhichOneof("game") == "dos"
+    return result
+
+
+@pytest.mark.e2e
+def test_bot_only_table_plays_to_the_end(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    seats = [*bot_seats(2, "random"), *bot_seats(1, "heuristic"), *bot_seats(1, "easy")]
+    with channel:
+        table_id = create_dos_table(stub, seats, target=40)
+        events = events_to_end(stub, table_id, timeout=120)
+    assert_finished(events, 4, 40)
+    moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
+    assert {e.seat for e in moves} == {0, 1, 2, 3}
+    for e in moves:  # every move the service logged is in the canonical notation
+        assert GAME.format_move(GAME.parse_move(e.move)) == e.move
+
+
+@pytest.mark.e2e
+def test_a_person_and_bots_through_the_api(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_dos_table(stub, [human_seat(), *bot_seats(1, "heuristic")], target=30,
+                                    official_no_match=True)
+        joined = stub.JoinTable(pb.JoinTableRequest(table_id=table_id, seat=0, name="tester"))
+        final = play_seat(stub, table_id, joined.token, random.Random(5), timeout=120)
+        assert final.result.finished
+        events = events_to_end(stub, table_id)
+    assert_finished(events, 2, 30)
+
+
+@pytest.mark.e2e
+def test_croupier_play_dos_in_a_pty(stack: Server, tmp_path: Path) -> None:
+    transcript = (tmp_path / "play.txt").open("w")
+    child = pexpect.spawn(
+        CROUPIER,
+        ["play", "dos", "--server", stack.address, "--name", "tester", "--bots", "random",
+         "--players", "2", "--option", "target=20"],
+        env=child_env(NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 160),
+    )
+    child.logfile_read = transcript
+    output: list[str] = []
+    prompts = 0
+    refusal = ""
+    try:
+        while True:
+            if child.expect([PROMPT, pexpect.EOF]) == 1:
+                output.append(child.before)
+                break
+            output.append(child.before)
+            prompts += 1
+            if prompts == 1:
+                child.sendline("b7 on b3 on b1")
+                child.expect(r"Refused: (.+?)\r?\n")
+                refusal = child.match.group(1)
+                child.expect(PROMPT)
+                output.append(child.before)
+            listed = child.before[child.before.rfind("Legal moves:"):]
+            cells = [c.strip() for c in re.split(r"\s*\b\d+\) ", listed)[1:]]
+            if prompts % 3 == 0 and cells:
+                child.sendline(cells[-1])  # the last listed move, typed in notation
+            else:
+                child.sendline("1")
+            assert prompts < 1500, "the match does not end"
+    finally:
+        child.close()
+        transcript.close()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
+    assert child.exitstatus == 0, text[-3000:]
+    assert "malformed move 'b7 on b3 on b1'" in refusal
+    assert re.search(r"Your hand \(\d+ cards\): ([bgry](?:\d+|#)|w2)", text), text[-3000:]
+    assert "Centre row:" in text and "Cards left:" in text
+    assert re.search(r"^seat 1 \(bot\): \S+", text, re.MULTILINE)
+    assert "Deal over" in text and re.search(r"(went out|turn limit).* and scores \d+", text)
+    final = text[text.index("Final scores"):]
+    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    assert [s for s, _ in scores] == ["0", "1"]
+    assert max(int(v) for _, v in scores) >= 20
+    assert "Winner(s): seat" in final
+
+
+@pytest.mark.e2e
+def test_croupier_watch_dos_prints_the_row_and_the_scores(stack: Server) -> None:
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_dos_table(stub, bot_seats(3, "heuristic"), target=25)
+        events = events_to_end(stub, table_id, timeout=120)
+    watched = subprocess.run(
+        [CROUPIER, "watch", table_id, "--server", stack.address], capture_output=True,
+        text=True, timeout=60, env=child_env(NO_COLOR="1"),
+    )
+    out = watched.stdout
+    assert watched.returncode == 0, out + watched.stderr
+    assert re.search(r"row \S+.* · cards \d+/\d+/\d+ · pile \d+", out), out[-2000:]
+    assert "Centre row:" in out and "first to 25 points wins" in out
+    assert "Deal over:" in out
+    totals = events[-1].view.result.totals
+    final = out[out.index("Final scores"):]
+    for seat, total in enumerate(totals):
+        assert f"seat {seat} (bot): {total:+d}" in final
+
+
+# --- ISMCTS on every phase of a turn ---------------------------------------------------------
+
+
+def states_by_phase() -> dict[str, tuple[object, int]]:
+    """One (state, seat) per kind of decision, found along random games."""
+    found: dict[str, tuple[object, int]] = {}
+    rng = random.Random(4)
+    for game_no in range(40):
+        s = GAME.new_game(3, {"official_no_match": game_no % 2 == 1, "target": 1}, f"ph{game_no}")
+        while not GAME.is_over(s) and len(found) < 6:
+            for seat in sorted(GAME.to_act(s)):
+                kinds = {m.kind for m in GAME.legal_moves(s, seat)}
+                if seat != s.current:
+                    found.setdefault("window", (s, seat))
+                elif s.drew:
+                    found.setdefault("after draw", (s, seat))
+                elif ADD in kinds:
+                    found.setdefault("bonus", (s, seat))
+                elif END_DOS in kinds:
+                    found.setdefault("two cards", (s, seat))
+                elif MATCH in kinds and END in kinds:
+                    found.setdefault("more matches", (s, seat))
+                elif DRAW in kinds:
+                    found.setdefault("turn start", (s, seat))
+            seat = rng.choice(sorted(GAME.to_act(s)))
+            s = GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
+        if len(found) == 6:
+            break
+    return found
+
+
+def test_easy_level_picks_legal_moves_in_every_phase() -> None:
+    found = states_by_phase()
+    assert set(found) == {"window", "after draw", "bonus", "two cards", "more matches",
+                          "turn start"}
+    level = get_level("easy")
+    rng = random.Random(9)
+    for phase, (state, seat) in found.items():
+        move, _ = level.choose(GAME, GAME.view(state, seat), seat, rng)
+        assert move in GAME.legal_moves(state, seat), phase
+        if phase == "window":
+            assert move.kind in (CALL, CATCH)
+        if phase == "two cards":
+            assert move.kind != END  # the candidate filter never forgets the call
+
+
+def test_heuristic_is_registered_and_catches_at_once() -> None:
+    assert get_candidates("dos") is not None
+    choose = get_heuristic("dos")
+    state, seat = states_by_phase()["window"]
+    legal = GAME.legal_moves(state, seat)
+    assert choose(GAME, state, seat, legal, random.Random(1)).kind in (CALL, CATCH)
