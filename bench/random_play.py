@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 from bench.engine_throughput import pin_one_cpu
+from bench.strength import parse_option
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def measure(game_name: str, players: int, seconds: float, seed: int) -> dict:
+def measure(game_name: str, players: int, seconds: float, seed: int, options: dict) -> dict:
     from engines.registry import get_game
 
     pinned = pin_one_cpu()
@@ -39,7 +40,7 @@ def measure(game_name: str, players: int, seconds: float, seed: int) -> dict:
     cpu0, wall0 = time.process_time(), time.perf_counter()
     cpu = 0.0
     while cpu < seconds:
-        s = new_game(players, {}, f"bench/{seed}/{games}")
+        s = new_game(players, options, f"bench/{seed}/{games}")
         while not is_over(s):
             acting = to_act(s)
             seat = next(iter(acting)) if len(acting) == 1 else rng.choice(sorted(acting))
@@ -55,9 +56,9 @@ def measure(game_name: str, players: int, seconds: float, seed: int) -> dict:
     }
 
 
-def run_worker(game: str, players: int, seconds: float, seed: int) -> dict:
+def run_worker(game: str, players: int, seconds: float, seed: int, options: dict) -> dict:
     cmd = [sys.executable, "-m", "bench.random_play", "--worker", f"{game}:{players}",
-           "--seconds", str(seconds), "--seed", str(seed)]
+           "--seconds", str(seconds), "--seed", str(seed), "--options-json", json.dumps(options)]
     out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"{game} with {players} players failed:\n{out.stderr}")
@@ -67,7 +68,7 @@ def run_worker(game: str, players: int, seconds: float, seed: int) -> dict:
 def table(results: list[dict], args: argparse.Namespace) -> str:
     load = f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
     lines = [
-        f"Random matches with default options, one fresh process per row pinned to one CPU, "
+        f"Random matches ({_shown(args.option)}), one fresh process per row pinned to one CPU, "
         f"{args.seconds:g} CPU-s each; rates per CPU second (Python "
         f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs{load}).",
         "",
@@ -86,8 +87,18 @@ def table(results: list[dict], args: argparse.Namespace) -> str:
     command = f"python -m bench.random_play --seconds {args.seconds:g}"
     if args.games:
         command += f" --games {args.games}"
+    if args.players:
+        command += f" --players {args.players}"
+    for name, value in args.option:
+        command += f" --option {name}={json.dumps(value)}"
     lines += ["", f"Command: `{command}`"]
     return "\n".join(lines)
+
+
+def _shown(options: list[tuple[str, object]]) -> str:
+    return "options " + ", ".join(f"{k}={json.dumps(v)}" for k, v in options) if options else (
+        "default options"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,11 +110,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="CPU seconds per game and player count (default 10)")
     parser.add_argument("--games", default="", help="comma-separated games (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choices")
+    parser.add_argument("--players", type=int, default=0, help="only this player count")
+    parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
+                        help="a match option (repeatable; JSON values), e.g. deals=1")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--options-json", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         name, players = args.worker.split(":")
-        print(json.dumps(measure(name, int(players), args.seconds, args.seed)))
+        options = json.loads(args.options_json)
+        print(json.dumps(measure(name, int(players), args.seconds, args.seed, options)))
         return
     from engines.registry import GAMES
 
@@ -114,9 +130,10 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     for name in names:
         info = GAMES[name].info
-        for players in range(info.min_players, info.max_players + 1):
+        counts = [args.players] if args.players else range(info.min_players, info.max_players + 1)
+        for players in counts:
             print(f"{name} with {players} players...", file=sys.stderr, flush=True)
-            results.append(run_worker(name, players, args.seconds, args.seed))
+            results.append(run_worker(name, players, args.seconds, args.seed, dict(args.option)))
     print(table(results, args))
 
 

@@ -189,7 +189,7 @@ def duel(args: argparse.Namespace) -> None:
           f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s |")
 
 
-def _option(text: str) -> tuple[str, Any]:
+def parse_option(text: str) -> tuple[str, Any]:
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
     lp.add_argument("--seed", default="ladder")
     lp.add_argument("--jobs", type=int, default=2)
     lp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    lp.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+    lp.add_argument("--option", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
                     help="a match option (repeatable; JSON values), e.g. start_score=6")
     dp = sub.add_parser("duel")
     dp.add_argument("--level", default="hard", choices=list(LEVELS))
