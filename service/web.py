@@ -70,6 +70,14 @@ class _Context:
     def invocation_metadata(self) -> Sequence[tuple[str, str]]:
         return list(self._ctx.request_headers.items())
 
+    def peer(self) -> str:
+        """As gRPC names peers ('ipv4:1.2.3.4:5678'), so per-client limits count alike."""
+        address = self._ctx.client_address
+        return f"ipv4:{address}" if address else "unknown"
+
+    def peer_identities(self) -> None:
+        return None  # no client certificates on the web port
+
     async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
         raise ConnectError(_connect_code(code), details)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from croupier.v1 import dobro_pb2, doppelkopf_pb2, dou_dizhu_pb2, sobe_e_desce_pb2
+from croupier.v1 import dobro_pb2, doppelkopf_pb2, dos_pb2, dou_dizhu_pb2, sobe_e_desce_pb2
 from google.protobuf.message import Message
 
 from engines.contract import Game
@@ -50,6 +50,7 @@ SECRETS: dict[str, Secrets] = {
     "doppelkopf": Secrets(
         doppelkopf_pb2.DoppelkopfState, str.split, " ".join, ("hands",), mirrored="dealt"
     ),
+    "dos": Secrets(dos_pb2.DosState, str.split, " ".join, ("hands",), ("pile",)),
     "sobe_e_desce": Secrets(
         sobe_e_desce_pb2.SobeEDesceState, str.split, " ".join, ("hands", "discards"),
         ("pending", "stock"),

@@ -27,7 +27,9 @@ from engines.registry import GAMES, get_game
 from tests.bot_support import REPO, Bots, Server, child_env, stub_for, wait_until
 
 CROUPIER = [sys.executable, "-m", "service.cli"]
-PLAYERS = {"dou_dizhu": (3,), "doppelkopf": (4,), "dobro": (2, 4), "sobe_e_desce": (4,)}
+PLAYERS = {
+    "dou_dizhu": (3,), "doppelkopf": (4,), "dobro": (2, 4), "dos": (2, 4), "sobe_e_desce": (4,)
+}
 
 
 # --- schedule ---------------------------------------------------------------------------
@@ -167,6 +169,7 @@ def test_tournament_through_the_service(stack: Server, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("game", "extra"), [
     ("dobro", ["--players", "2"]),
     ("doppelkopf", ["--option", "bistro=true"]),
+    ("dos", ["--players", "2"]),
     ("sobe_e_desce", ["--option", "start_score=3"]),
 ])
 def test_every_game_plays_duplicate_deals_through_the_service(

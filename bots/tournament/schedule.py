@@ -15,6 +15,7 @@ from typing import Any
 from bots.arena import seatings
 from engines.dobro import cards as dobro_cards
 from engines.doppelkopf import cards as doko_cards
+from engines.dos import cards as dos_cards
 from engines.dou_dizhu import cards as dd_cards
 from engines.sobe_e_desce import cards as sd_cards
 
@@ -25,6 +26,7 @@ SINGLE_DEAL: dict[str, dict[str, Any]] = {
     "doppelkopf": {"deals": 1},
     "dobro": {"rounds": 1},
     "sobe_e_desce": {"max_deals": 1},
+    "dos": {"target": 1},  # any round scores at least a point: the first round ends the match
 }
 
 
@@ -40,6 +42,8 @@ def _deck(game: str, players: int, options: dict[str, Any], rng: random.Random) 
         deck = [dobro_cards.CODES[k] for k in dobro_cards.deck_list(players)]
     elif game == "sobe_e_desce":
         deck = list(sd_cards.CARD_TEXT)
+    elif game == "dos":
+        deck = dos_cards.codes(dos_cards.full_deck()).split()
     else:
         raise ValueError(f"no way to fix the cards of {game!r}: duplicate format needs its deck")
     rng.shuffle(deck)
@@ -56,7 +60,7 @@ def deal_options(
     if game == "dou_dizhu":
         out.setdefault("dealer", rng.randrange(players))
         out.setdefault("face_up", rng.randrange(51))
-    elif game in ("doppelkopf", "sobe_e_desce"):
+    elif game in ("doppelkopf", "sobe_e_desce", "dos"):
         out.setdefault("dealer", rng.randrange(players))
     elif game == "dobro":
         out.setdefault("opener", rng.randrange(players))
