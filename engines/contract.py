@@ -109,6 +109,12 @@ class Game(ABC, Generic[State, MoveT]):
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> State:
         """A new match; `options` validated (ValueError), randomness only from `seed`."""
 
+    def seat_kinds(self, players: int, options: Mapping[str, Any]) -> tuple[str, ...] | None:
+        """Seats the rules reserve for people ("human") or computers ("bot") under these
+        (valid) options, one entry per seat; None when any seat may be either. The service
+        gives a new table's seats these kinds and refuses other seat lists."""
+        return None
+
     # --- play ---------------------------------------------------------------------------
     @abstractmethod
     def to_act(self, state: State) -> frozenset[int]:

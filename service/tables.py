@@ -320,6 +320,19 @@ class Tables:
             state = game.new_game(players, game_options, seed)
         except ValueError as e:
             raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
+        required = game.seat_kinds(players, game_options)
+        if required is not None:
+            if not seats:
+                seats = [SeatRequest(SeatKind(kind)) for kind in required]
+            wrong = [i for i, (s, kind) in enumerate(zip(seats, required, strict=True))
+                     if s.kind.value != kind]
+            if wrong:
+                kinds = ", ".join(f"seat {i}: {kind}" for i, kind in enumerate(required))
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    f"{info.name} with these options needs these seat kinds: {kinds} "
+                    f"(seat {wrong[0]} differs)",
+                )
         seat_records = tuple(
             Seat(kind=SeatKind.BOT, bot_level=s.bot_level or DEFAULT_BOT_LEVEL)
             if s.kind == SeatKind.BOT

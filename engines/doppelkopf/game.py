@@ -558,6 +558,10 @@ class Doppelkopf(Game[DoppelkopfState, Move]):
     )
 
     # --- set-up -------------------------------------------------------------------------
+    def seat_kinds(self, players: int, options: Mapping[str, Any]) -> tuple[str, ...] | None:
+        # duel: people at seats 0 and 2, computers at 1 and 3 (the rules treat them apart)
+        return ("human", "bot", "human", "bot") if options.get("duel") else None
+
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DoppelkopfState:
         if players != PLAYERS:
             raise ValueError(f"Doppelkopf is played by exactly 4 players, not {players}")
