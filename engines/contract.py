@@ -110,9 +110,9 @@ class Game(ABC, Generic[State, MoveT]):
         """A new match; `options` validated (ValueError), randomness only from `seed`."""
 
     def seat_kinds(self, players: int, options: Mapping[str, Any]) -> tuple[str, ...] | None:
-        """Seats the rules reserve for people ("human") or computers ("bot") under these
-        (valid) options, one entry per seat; None when any seat may be either. The service
-        gives a new table's seats these kinds and refuses other seat lists."""
+        """The part each seat plays under these (valid) options: "human" (a person's) or "bot"
+        (a computer's); None when any seat may be either. A new table's seats get these kinds
+        by default; a computer's seat must be a bot seat (a bot may play a person's part)."""
         return None
 
     # --- play ---------------------------------------------------------------------------

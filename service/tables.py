@@ -324,14 +324,16 @@ class Tables:
         if required is not None:
             if not seats:
                 seats = [SeatRequest(SeatKind(kind)) for kind in required]
+            # a computer's seat must be a bot's; a person's seat may be a bot's too (a bot can
+            # play a person's part, e.g. in bot-only test or tournament tables)
             wrong = [i for i, (s, kind) in enumerate(zip(seats, required, strict=True))
-                     if s.kind.value != kind]
+                     if kind == "bot" and s.kind != SeatKind.BOT]
             if wrong:
-                kinds = ", ".join(f"seat {i}: {kind}" for i, kind in enumerate(required))
+                bots = ", ".join(str(i) for i, kind in enumerate(required) if kind == "bot")
                 raise TableError(
                     Code.INVALID_ARGUMENT,
-                    f"{info.name} with these options needs these seat kinds: {kinds} "
-                    f"(seat {wrong[0]} differs)",
+                    f"{info.name} with these options keeps seat(s) {bots} for computers: "
+                    f"seat {wrong[0]} must be a bot seat",
                 )
         seat_records = tuple(
             Seat(kind=SeatKind.BOT, bot_level=s.bot_level or DEFAULT_BOT_LEVEL)

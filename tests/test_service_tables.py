@@ -273,7 +273,7 @@ def test_two_processes_on_one_file_a_stale_move_is_aborted(tmp_path: Path) -> No
 
 def test_seat_kinds_the_rules_reserve_come_from_the_service() -> None:
     """Doppelkopf's duel seats people at 0 and 2 and computers at 1 and 3: a table gets those
-    seat kinds by default, and any other seat list is refused with nothing stored."""
+    seat kinds by default, and a person at a computer's seat is refused with nothing stored."""
     H, B = SeatRequest(SeatKind.HUMAN), SeatRequest(SeatKind.BOT, "easy")
 
     async def go() -> None:
@@ -285,10 +285,11 @@ def test_seat_kinds_the_rules_reserve_come_from_the_service() -> None:
         ok = await t.create("doppelkopf", 4, {"duel": True}, [H, B, H, B])
         assert ok.seats[1].bot_level == "easy"
         msg = await refused(
-            Code.INVALID_ARGUMENT, t.create("doppelkopf", 4, {"duel": True}, [H, B, B, B])
+            Code.INVALID_ARGUMENT, t.create("doppelkopf", 4, {"duel": True}, [H, H, H, B])
         )
-        assert "seat 2 differs" in msg and "seat 2: human" in msg
+        assert "seat(s) 1, 3 for computers" in msg and "seat 1 must be a bot seat" in msg
         assert len(await t.list("doppelkopf", None, False, 100)) == 2
+        await t.create("doppelkopf", 4, {"duel": True}, [B, B, B, B])  # bots in people's parts
         # without duel any seat may be either
         await t.create("doppelkopf", 4, {}, [B, B, B, H])
 
