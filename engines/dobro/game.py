@@ -56,6 +56,7 @@ from engines.dobro.moves import (
     plays,
 )
 from engines.dobro.scoring import match_winners, next_opener, round_points
+from engines.slots import install_copy
 
 PLAY, DRAW_STAGE, END_TURN, OVER = (
     pb.DOBRO_STAGE_PLAY, pb.DOBRO_STAGE_DRAW, pb.DOBRO_STAGE_END_TURN, pb.DOBRO_STAGE_OVER,
@@ -157,16 +158,7 @@ class DobroState:
         )
 
 
-def _make_copy() -> None:
-    lines = ["def copy(self):", "    new = _new(DobroState)"]
-    lines += [f"    new.{name} = self.{name}" for name in DobroState.__slots__]
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "DobroState": DobroState}
-    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
-    DobroState.copy = namespace["copy"]  # type: ignore[method-assign]
-
-
-_make_copy()
+install_copy(DobroState, DobroState.__slots__)
 
 OPTIONS = (
     OptionSpec(

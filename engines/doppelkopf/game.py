@@ -79,6 +79,7 @@ from engines.doppelkopf.moves import (
     parse_move,
 )
 from engines.doppelkopf.scoring import outcome
+from engines.slots import install_copy
 
 RESERVATIONS = pb.DOPPELKOPF_PHASE_RESERVATIONS
 DECLARATION = pb.DOPPELKOPF_PHASE_DECLARATION
@@ -185,16 +186,7 @@ class DoppelkopfState:
         )
 
 
-def _make_copy() -> None:
-    lines = ["def copy(self):", "    new = _new(DoppelkopfState)"]
-    lines += [f"    new.{name} = self.{name}" for name in DoppelkopfState.__slots__]
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "DoppelkopfState": DoppelkopfState}
-    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
-    DoppelkopfState.copy = namespace["copy"]  # type: ignore[method-assign]
-
-
-_make_copy()
+install_copy(DoppelkopfState, DoppelkopfState.__slots__)
 
 OPTIONS = (
     OptionSpec("deals", "int", 4, "Deals in the session.", 1, 1000),

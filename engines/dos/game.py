@@ -52,6 +52,7 @@ from engines.dos.moves import (
     match_move,
     parse_move,
 )
+from engines.slots import install_copy
 
 PLAYING, OVER = pb.DOS_PHASE_PLAYING, pb.DOS_PHASE_OVER
 HAND_SIZE = 7
@@ -126,17 +127,7 @@ class DosState:
         )
 
 
-def _make_copy() -> None:
-    lines = ["def copy(self):", "    new = _new(DosState)"]
-    lines += [f"    new.{name} = self.{name}" for name in DosState._FIELDS]
-    lines.append("    new._moves = None")
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "DosState": DosState}
-    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
-    DosState.copy = namespace["copy"]  # type: ignore[method-assign]
-
-
-_make_copy()
+install_copy(DosState, DosState._FIELDS, cleared=('_moves',))
 
 OPTIONS = (
     OptionSpec("target", "int", 200, "Points that win the match (scored by going out).", 1, 100_000),

@@ -41,6 +41,7 @@ from engines.dou_dizhu.moves import (
     lead_moves,
     parse_move,
 )
+from engines.slots import install_copy
 
 BIDDING, PLAYING, OVER = pb.DOU_DIZHU_PHASE_BIDDING, pb.DOU_DIZHU_PHASE_PLAYING, pb.DOU_DIZHU_PHASE_OVER
 PLAYERS = 3
@@ -117,16 +118,7 @@ class DouDizhuState:
         )
 
 
-def _make_copy() -> None:
-    lines = ["def copy(self):", "    new = _new(DouDizhuState)"]
-    lines += [f"    new.{name} = self.{name}" for name in DouDizhuState.__slots__]
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "DouDizhuState": DouDizhuState}
-    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
-    DouDizhuState.copy = namespace["copy"]  # type: ignore[method-assign]
-
-
-_make_copy()
+install_copy(DouDizhuState, DouDizhuState.__slots__)
 
 OPTIONS = (
     OptionSpec("deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000),

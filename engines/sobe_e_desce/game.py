@@ -16,6 +16,7 @@ from typing import Any
 from croupier.v1 import sobe_e_desce_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.slots import install_copy
 from engines.sobe_e_desce.cards import (
     ABOVE,
     ACE,
@@ -133,16 +134,7 @@ class SobeEDesceState:
         )
 
 
-def _make_copy() -> None:
-    lines = ["def copy(self):", "    new = _new(SobeEDesceState)"]
-    lines += [f"    new.{name} = self.{name}" for name in SobeEDesceState.__slots__]
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "SobeEDesceState": SobeEDesceState}
-    exec("\n".join(lines), namespace)  # straight-line slot copy: apply's main cost otherwise
-    SobeEDesceState.copy = namespace["copy"]  # type: ignore[method-assign]
-
-
-_make_copy()
+install_copy(SobeEDesceState, SobeEDesceState.__slots__)
 
 OPTIONS = (
     OptionSpec(

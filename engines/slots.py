@@ -1,0 +1,19 @@
+"""Fast copies of engine states: ISMCTS copies a state on every `apply`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+def install_copy(cls: type, fields: Iterable[str], cleared: Iterable[str] = ()) -> None:
+    """Gives `cls` a `copy()` that assigns each of `fields` in straight-line code (several
+    times faster than a loop over the slots, and apply's main cost otherwise); `cleared`
+    attributes (per-state caches) start as None in the copy."""
+    lines = ["def copy(self):", "    new = _new(cls)"]
+    lines += [f"    new.{name} = self.{name}" for name in fields]
+    lines += [f"    new.{name} = None" for name in cleared]
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"_new": object.__new__, "cls": cls}
+    exec("\n".join(lines), namespace)
+    cls.copy = namespace["copy"]  # type: ignore[attr-defined]
