@@ -195,7 +195,7 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: object)
     page.wait_for_selector(".hand .card")  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "sobe_e_desce"])
+@pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce"])
 def test_every_game_renders_for_a_seat_and_a_spectator(
     stack: ServerProcess, browser: object, game: str
 ) -> None:

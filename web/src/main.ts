@@ -277,7 +277,9 @@ function eventLine(e: TableEvent): HTMLElement {
 function cards(text: string): string[] {
   const t = text.trim();
   if (!t) return [];
-  return t.includes(" ") ? t.split(/\s+/) : [...t];
+  // Dou Dizhu writes hands as rank letters without spaces ("3345TTBR"); other games space
+  // their cards, so one card alone ("b7", "12") stays whole
+  return /^[3-9TJQKA2BR+]+$/.test(t) ? [...t].filter((c) => c !== "+") : t.split(/\s+/);
 }
 
 function cardRow(text: string, cls: string): HTMLElement {
@@ -371,6 +373,17 @@ function centrePieces(kind: string | undefined, g: Record<string, unknown> | und
       if (g.auctionCards) out.push(el("div", { class: "trick" }, el("b", {}, "Auction: "), cardRow(String(g.auctionCards), "trick-cards")));
       if (g.announcement) out.push(line("Announced", String(g.announcement)));
       out.push(line("Draw pile", String(g.drawPile ?? 0)));
+      break;
+    }
+    case "dos": {
+      if (g.row) out.push(el("div", { class: "trick" }, el("b", {}, "Centre row: "), cardRow(String(g.row), "trick-cards")));
+      const matches = (g.matches as { cards: string; target: string }[]) ?? [];
+      if (matches.length) out.push(line("Matched this turn", matches.map((m) => `${m.cards} on ${m.target}`).join(" · ")));
+      if ((g.bonusOwed as number) > 0) out.push(line("Bonus cards to add", String(g.bonusOwed)));
+      if ((g.dosWindow as number) >= 0) out.push(line("Dos window", `seat ${g.dosWindow} may be caught`));
+      out.push(line("Draw pile", String(g.drawPile ?? 0)));
+      const totals = g.totals as (number | string)[] | undefined;
+      if (totals?.length) out.push(line("Match points", totals.join(" / ")));
       break;
     }
     default:
