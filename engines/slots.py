@@ -1,9 +1,30 @@
-"""Fast copies of engine states: ISMCTS copies a state on every `apply`."""
+"""Engine states: equality over their fields, and fast copies (ISMCTS copies a state on
+every `apply`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+
+class SlotState:
+    """Base of engine states (`__slots__` classes): equal when of the same class with equal
+    `_FIELDS` (the part that defines the position; caches left out), hashable alike."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def copy(self) -> Any:  # replaced per class by `install_copy`
+        raise NotImplementedError
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 def install_copy(cls: type, fields: Iterable[str], cleared: Iterable[str] = ()) -> None:

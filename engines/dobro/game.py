@@ -56,7 +56,7 @@ from engines.dobro.moves import (
     plays,
 )
 from engines.dobro.scoring import match_winners, next_opener, round_points
-from engines.slots import install_copy
+from engines.slots import SlotState, install_copy
 
 PLAY, DRAW_STAGE, END_TURN, OVER = (
     pb.DOBRO_STAGE_PLAY, pb.DOBRO_STAGE_DRAW, pb.DOBRO_STAGE_END_TURN, pb.DOBRO_STAGE_OVER,
@@ -93,7 +93,7 @@ class RoundScore(NamedTuple):
     opener: int
 
 
-class DobroState:
+class DobroState(SlotState):
     """A match in progress. Treat as immutable; `apply` returns a new one."""
 
     __slots__ = (
@@ -130,20 +130,11 @@ class DobroState:
     last: Action | None
     round_opener: int
 
-    def copy(self) -> DobroState:  # replaced below by a generated straight-line copy
-        raise NotImplementedError
-
     def _key(self) -> tuple:
         return tuple(
             self.pile[self.pos:] if name == "pile" else 0 if name == "pos" else getattr(self, name)
             for name in self.__slots__
         )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DobroState) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     @property
     def left(self) -> int:

@@ -79,7 +79,7 @@ from engines.doppelkopf.moves import (
     parse_move,
 )
 from engines.doppelkopf.scoring import outcome
-from engines.slots import install_copy
+from engines.slots import SlotState, install_copy
 
 RESERVATIONS = pb.DOPPELKOPF_PHASE_RESERVATIONS
 DECLARATION = pb.DOPPELKOPF_PHASE_DECLARATION
@@ -114,7 +114,7 @@ class DealScore(NamedTuple):
     no_score: bool
 
 
-class DoppelkopfState:
+class DoppelkopfState(SlotState):
     """A session in progress. Treat as immutable; `apply` returns a new one."""
 
     __slots__ = (
@@ -165,18 +165,6 @@ class DoppelkopfState:
     acting: frozenset[int]
     silent: int
     closed: bool  # no announcement is possible any more this deal (it only ever closes)
-
-    def copy(self) -> DoppelkopfState:  # replaced below by a straight-line copy
-        raise NotImplementedError
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DoppelkopfState) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         hands = " / ".join(hand_text(h, self.layout) for h in self.hands)

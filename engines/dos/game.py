@@ -52,7 +52,7 @@ from engines.dos.moves import (
     match_move,
     parse_move,
 )
-from engines.slots import install_copy
+from engines.slots import SlotState, install_copy
 
 PLAYING, OVER = pb.DOS_PHASE_PLAYING, pb.DOS_PHASE_OVER
 HAND_SIZE = 7
@@ -70,7 +70,7 @@ class RoundScore(NamedTuple):
     hand_points: tuple[int, ...]
 
 
-class DosState:
+class DosState(SlotState):
     """A match in progress. Treat as immutable; `apply` returns a new one."""
 
     __slots__ = (
@@ -106,18 +106,6 @@ class DosState:
     history: tuple[RoundScore, ...]
     phase: int
     _moves: tuple[Move, ...] | None
-
-    def copy(self) -> DosState:  # replaced below by a generated straight-line copy
-        raise NotImplementedError
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DosState) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         hands = " / ".join(codes(h) for h in self.hands)

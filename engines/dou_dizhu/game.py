@@ -41,7 +41,7 @@ from engines.dou_dizhu.moves import (
     lead_moves,
     parse_move,
 )
-from engines.slots import install_copy
+from engines.slots import SlotState, install_copy
 
 BIDDING, PLAYING, OVER = pb.DOU_DIZHU_PHASE_BIDDING, pb.DOU_DIZHU_PHASE_PLAYING, pb.DOU_DIZHU_PHASE_OVER
 PLAYERS = 3
@@ -57,7 +57,7 @@ class DealScore(NamedTuple):
     scores: tuple[int, int, int]
 
 
-class DouDizhuState:
+class DouDizhuState(SlotState):
     """A match in progress. Treat as immutable; `apply` returns a new one."""
 
     __slots__ = (
@@ -97,18 +97,6 @@ class DouDizhuState:
     last_seat: int
     passes: int
     play_counts: tuple[int, int, int]
-
-    def copy(self) -> DouDizhuState:  # replaced below by a generated straight-line copy
-        raise NotImplementedError
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DouDizhuState) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         hands = " / ".join(ranks_text(h) for h in self.hands)

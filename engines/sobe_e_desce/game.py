@@ -16,7 +16,7 @@ from typing import Any
 from croupier.v1 import sobe_e_desce_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
-from engines.slots import install_copy
+from engines.slots import SlotState, install_copy
 from engines.sobe_e_desce.cards import (
     ABOVE,
     ACE,
@@ -67,7 +67,7 @@ _NOBODY: frozenset[int] = frozenset()
 _ZEROS = (0, 0, 0, 0)
 
 
-class SobeEDesceState:
+class SobeEDesceState(SlotState):
     """A match in progress. Treat as immutable; `apply` returns a new one."""
 
     __slots__ = (
@@ -109,21 +109,9 @@ class SobeEDesceState:
     nxt: tuple[int, ...]
     n_part: int
 
-    def copy(self) -> SobeEDesceState:  # replaced below by a generated straight-line copy
-        raise NotImplementedError
-
     @property
     def chooser(self) -> int:
         return (self.dealer + 1) % PLAYERS
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SobeEDesceState) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         hands = " / ".join(cards_text(h) for h in self.hands)
