@@ -14,7 +14,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -142,16 +143,32 @@ def human_seat() -> pb.SeatSpec:
     return pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)
 
 
-def create_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: object) -> str:
+def create_table(
+    stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], game: str = "dou_dizhu",
+    **options: object,
+) -> str:
     from google.protobuf import struct_pb2
 
     opts = struct_pb2.Struct()
     opts.update(options)
     table = stub.CreateTable(
-        pb.CreateTableRequest(game="dou_dizhu", players=len(seats), options=opts, seats=seats),
+        pb.CreateTableRequest(game=game, players=len(seats), options=opts, seats=seats),
         timeout=10,
     )
     return table.table_id
+
+
+@contextmanager
+def server_and_bots(tmp: Path, workers: int = 1) -> Iterator[tuple[Server, Bots]]:
+    """A server on a fresh SQLite file and a bot worker serving it, stopped cleanly after."""
+    server = Server(tmp / "c.db", tmp / "server.log")
+    bots = Bots(server.address, tmp / "bots.log", workers=workers)
+    try:
+        yield server, bots
+    finally:
+        code = bots.stop()
+        server.stop()
+    assert code == 0, bots.describe()
 
 
 def events_to_end(

@@ -27,6 +27,7 @@ from tests.bot_support import (
     free_port,
     human_seat,
     play_seat,
+    server_and_bots,
     stub_for,
     wait_until,
 )
@@ -37,13 +38,8 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Bots]]:
     """One server and a two-process worker shared by the tests that only play."""
-    tmp = tmp_path_factory.mktemp("bots_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=2)
-    yield server, bots
-    code = bots.stop()
-    server.stop()
-    assert code == 0, bots.describe()
+    with server_and_bots(tmp_path_factory.mktemp("bots_stack"), workers=2) as (server, bots):
+        yield (server, bots)
 
 
 def decisions(log: Path) -> list[dict[str, object]]:

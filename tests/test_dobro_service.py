@@ -11,9 +11,17 @@ from pathlib import Path
 import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from google.protobuf import struct_pb2
 
-from tests.bot_support import CROUPIER, Bots, Server, bot_seats, child_env, events_to_end, stub_for
+from tests.bot_support import (
+    CROUPIER,
+    Server,
+    bot_seats,
+    child_env,
+    create_table,
+    events_to_end,
+    server_and_bots,
+    stub_for,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -22,23 +30,12 @@ PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("dobro_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=1)
-    yield server
-    code = bots.stop()
-    server.stop()
-    assert code == 0, bots.describe()
+    with server_and_bots(tmp_path_factory.mktemp("dobro_stack"), workers=1) as (server, bots):
+        yield server
 
 
 def create_dobro(stub, seats: list[pb.SeatSpec], **options: object) -> str:
-    opts = struct_pb2.Struct()
-    opts.update(options)
-    table = stub.CreateTable(
-        pb.CreateTableRequest(game="dobro", players=len(seats), options=opts, seats=seats),
-        timeout=10,
-    )
-    return table.table_id
+    return create_table(stub, seats, game="dobro", **options)
 
 
 def check_finished(events: list[pb.TableEvent], players: int) -> pb.Result:

@@ -12,12 +12,20 @@ from pathlib import Path
 import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from google.protobuf import struct_pb2
 
 from bots.levels import get_level
 from engines.doppelkopf import GAME
 from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
-from tests.bot_support import CROUPIER, Bots, Server, bot_seats, child_env, events_to_end, stub_for
+from tests.bot_support import (
+    CROUPIER,
+    Server,
+    bot_seats,
+    child_env,
+    create_table,
+    events_to_end,
+    server_and_bots,
+    stub_for,
+)
 from tests.doppelkopf_support import new, play
 
 PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
@@ -25,22 +33,12 @@ PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("doppelkopf_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=1)
-    yield server
-    bots.stop()
-    server.stop()
+    with server_and_bots(tmp_path_factory.mktemp("doppelkopf_stack"), workers=1) as (server, bots):
+        yield server
 
 
 def create(stub, seats: list[pb.SeatSpec], **options: object) -> str:
-    opts = struct_pb2.Struct()
-    opts.update(options)
-    table = stub.CreateTable(
-        pb.CreateTableRequest(game="doppelkopf", players=len(seats), options=opts, seats=seats),
-        timeout=10,
-    )
-    return table.table_id
+    return create_table(stub, seats, game="doppelkopf", **options)
 
 
 @pytest.mark.e2e

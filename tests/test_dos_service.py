@@ -13,7 +13,6 @@ import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
-from google.protobuf import struct_pb2
 
 from bots.heuristics import get_candidates, get_heuristic
 from bots.levels import get_level
@@ -21,13 +20,14 @@ from engines.dos import GAME
 from engines.dos.moves import ADD, CALL, CATCH, DRAW, END, END_DOS, MATCH
 from tests.bot_support import (
     CROUPIER,
-    Bots,
     Server,
     bot_seats,
     child_env,
+    create_table,
     events_to_end,
     human_seat,
     play_seat,
+    server_and_bots,
     stub_for,
 )
 
@@ -36,23 +36,12 @@ PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("dos_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=1)
-    yield server
-    code = bots.stop()
-    server.stop()
-    assert code == 0, bots.describe()
+    with server_and_bots(tmp_path_factory.mktemp("dos_stack"), workers=1) as (server, bots):
+        yield server
 
 
 def create_dos_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: object) -> str:
-    opts = struct_pb2.Struct()
-    opts.update(options)
-    table = stub.CreateTable(
-        pb.CreateTableRequest(game="dos", players=len(seats), options=opts, seats=seats),
-        timeout=10,
-    )
-    return table.table_id
+    return create_table(stub, seats, game="dos", **options)
 
 
 def assert_finished(events: list[pb.TableEvent], players: int, target: int) -> pb.Result:

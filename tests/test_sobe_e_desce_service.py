@@ -11,18 +11,18 @@ from pathlib import Path
 import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from google.protobuf import struct_pb2
 
 from bots.levels import get_level
 from engines.sobe_e_desce import GAME
 from engines.sobe_e_desce.game import DECIDE, PLAY, TRUMP_PHASE
 from tests.bot_support import (
     CROUPIER,
-    Bots,
     Server,
     bot_seats,
     child_env,
+    create_table,
     events_to_end,
+    server_and_bots,
     stub_for,
 )
 
@@ -32,22 +32,12 @@ SHORT = {"start_score": 4, "max_deals": 3}
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("sobe_e_desce_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=1)
-    yield server
-    bots.stop()
-    server.stop()
+    with server_and_bots(tmp_path_factory.mktemp("sobe_e_desce_stack"), workers=1) as (server, bots):
+        yield server
 
 
 def create(stub, seats: list[pb.SeatSpec], **options: object) -> str:
-    opts = struct_pb2.Struct()
-    opts.update(options)
-    table = stub.CreateTable(
-        pb.CreateTableRequest(game="sobe_e_desce", players=4, options=opts, seats=seats),
-        timeout=10,
-    )
-    return table.table_id
+    return create_table(stub, seats, game="sobe_e_desce", **options)
 
 
 @pytest.mark.e2e

@@ -16,12 +16,12 @@ from rich.console import Console
 from service import terminal
 from tests.bot_support import (
     CROUPIER,
-    Bots,
     Server,
     bot_seats,
     child_env,
     create_table,
     events_to_end,
+    server_and_bots,
     stub_for,
 )
 
@@ -30,12 +30,8 @@ PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("terminal_stack")
-    server = Server(tmp / "c.db", tmp / "server.log")
-    bots = Bots(server.address, tmp / "bots.log", workers=1)
-    yield server
-    bots.stop()
-    server.stop()
+    with server_and_bots(tmp_path_factory.mktemp("terminal_stack"), workers=1) as (server, bots):
+        yield server
 
 
 def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
