@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -56,9 +57,26 @@ DECISION_SECONDS = Histogram(
 )
 
 
+# labelled children by label values: labels() takes a lock and builds a key on every call,
+# and every RPC counts itself
+_RPC_CHILDREN: dict[tuple[str, str], tuple[Any, Any]] = {}
+_MOVE_CHILDREN: dict[str, Any] = {}
+
+
 def observe_rpc(method: str, code: str, seconds: float) -> None:
-    RPCS.labels(method, code).inc()
-    RPC_SECONDS.labels(method, code).observe(seconds)
+    children = _RPC_CHILDREN.get((method, code))
+    if children is None:
+        children = (RPCS.labels(method, code), RPC_SECONDS.labels(method, code))
+        _RPC_CHILDREN[method, code] = children
+    children[0].inc()
+    children[1].observe(seconds)
+
+
+def count_move(game: str) -> None:
+    child = _MOVE_CHILDREN.get(game)
+    if child is None:
+        child = _MOVE_CHILDREN[game] = MOVES.labels(game)
+    child.inc()
 
 
 def serve_http(port: int, host: str = "") -> None:

@@ -186,6 +186,10 @@ def event_flags(e: Event) -> int:
     return int(e.deal_over) | (2 if e.auto else 0)
 
 
+# the table option that turns the turn timer on (seconds a seat may think; 0 or absent: none)
+TIMER_OPTION = "turn_seconds"
+
+
 @dataclass(frozen=True)
 class TableFilter:
     """What ListTables may ask for; `bot_open_before`: tables a bot may join at that time."""
@@ -194,6 +198,8 @@ class TableFilter:
     status: Status | None = None
     bot_open_before: float | None = None
     fill_due_before: float | None = None
+    # only tables with a turn timer (option turn_seconds): what the timer round scans
+    timed: bool = False
     limit: int = 100
 
 
@@ -227,7 +233,7 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
         at = record.fill_due_at()
         if at is None or at > flt.fill_due_before:
             return False
-    return True
+    return not flt.timed or bool(record.options.get(TIMER_OPTION))
 
 
 class Store(ABC):

@@ -43,6 +43,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.store import (
+    TIMER_OPTION,
     Event,
     EventKind,
     Seat,
@@ -68,10 +69,11 @@ READER_BLOCK_MS = 5000
 LIST_PAGE = 200
 
 # KEYS: record, stream, idx:created, idx:bot_open, idx:fill_due, idx:status:waiting,
-#       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games
+#       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games, idx:timed
 # ARGV: expected (-1: create), table id, created_at, status, bot_open_at ('' none),
-#       fill_due_at ('' none), retention seconds (0 none), record field count n, n field/value
-#       pairs, then per event: its version, its field count m, m field/value pairs
+#       fill_due_at ('' none), retention seconds (0 none), timed ('1' when the table has a
+#       turn timer, else ''), record field count n, n field/value pairs, then per event: its
+#       version, its field count m, m field/value pairs
 COMMIT_LUA = """
 local expected = tonumber(ARGV[1])
 local current = redis.call('HGET', KEYS[1], 'version')
@@ -84,11 +86,11 @@ end
 local id = ARGV[2]
 local created = ARGV[3]
 local status = ARGV[4]
-local n = tonumber(ARGV[8])
+local n = tonumber(ARGV[9])
 local fields = {}
-for i = 9, 8 + 2 * n do fields[#fields + 1] = ARGV[i] end
+for i = 10, 9 + 2 * n do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
-local i = 9 + 2 * n
+local i = 10 + 2 * n
 while i <= #ARGV do
   local version = ARGV[i]
   local m = tonumber(ARGV[i + 1])
@@ -100,7 +102,7 @@ end
 if expected < 0 then
   redis.call('ZADD', KEYS[3], created, id)
   redis.call('ZADD', KEYS[9], created, id)
-  redis.call('SADD', KEYS[10], ARGV[10])  -- the first record field is the game
+  redis.call('SADD', KEYS[10], ARGV[11])  -- the first record field is the game
 end
 local statuses = {waiting = KEYS[6], playing = KEYS[7], finished = KEYS[8]}
 for name, key in pairs(statuses) do
@@ -112,6 +114,12 @@ for name, key in pairs(statuses) do
 end
 if ARGV[5] == '' then redis.call('ZREM', KEYS[4], id) else redis.call('ZADD', KEYS[4], ARGV[5], id) end
 if ARGV[6] == '' then redis.call('ZREM', KEYS[5], id) else redis.call('ZADD', KEYS[5], ARGV[6], id) end
+-- the timer round's index: timed tables while they are playing
+if ARGV[8] ~= '' and status == 'playing' then
+  redis.call('ZADD', KEYS[11], created, id)
+else
+  redis.call('ZREM', KEYS[11], id)
+end
 local retention = tonumber(ARGV[7])
 if status == 'finished' and retention > 0 then
   redis.call('EXPIRE', KEYS[1], retention)
@@ -288,6 +296,7 @@ class RedisStore(Store):
         self._idx_created = f"{p}idx:created"
         self._idx_bot_open = f"{p}idx:bot_open"
         self._idx_fill_due = f"{p}idx:fill_due"
+        self._idx_timed = f"{p}idx:timed"  # timed tables while playing
         self._games = f"{p}idx:games"  # the names of the games with a game index
 
     def _new_connection(self) -> aioredis.Redis:
@@ -378,6 +387,7 @@ class RedisStore(Store):
             _num(record.bot_open_at()),
             _num(record.fill_due_at()),
             math.ceil(self.retention),
+            "1" if record.options.get(TIMER_OPTION) else "",
             len(fields) // 2,
             *fields,
         ]
@@ -395,6 +405,7 @@ class RedisStore(Store):
             self._status_key(Status.FINISHED),
             self._game_key(record.game),
             self._games,
+            self._idx_timed,
         ]
         with _reachable():
             result = await self._script(keys=keys, args=args)
@@ -443,7 +454,9 @@ class RedisStore(Store):
         if flt.fill_due_before is not None:
             ids = await self._redis.zrangebyscore(self._idx_fill_due, "-inf", flt.fill_due_before)
             return await self._pick(ids, flt, sort=True)
-        if flt.status is not None:
+        if flt.timed and flt.status == Status.PLAYING:
+            key = self._idx_timed
+        elif flt.status is not None:
             key = self._status_key(flt.status)
         elif flt.game:
             key = self._game_key(flt.game)
@@ -486,7 +499,7 @@ class RedisStore(Store):
         return records
 
     async def _forget(self, table_ids: Sequence[str]) -> None:
-        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due]
+        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due, self._idx_timed]
         keys += [self._status_key(s) for s in Status]
         for game in await self._redis.smembers(self._games):
             keys.append(self._game_key(game.decode()))

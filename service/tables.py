@@ -45,6 +45,9 @@ MAX_BOT_LEVEL_CHARS = 32
 MAX_OPTIONS_JSON_CHARS = 4096
 MAX_MOVE_CHARS = 256
 MAX_LIST_LIMIT = 500
+# timed tables one server's timer round looks at (each only reads a record; far beyond what
+# one process plays at once)
+MAX_TIMED_TABLES = 100_000
 DEFAULT_LIST_LIMIT = 100
 MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
@@ -302,8 +305,9 @@ class Tables:
             )
         for name, kind in TABLE_OPTIONS.items():
             value = options.get(name)
-            if name in options and (not isinstance(value, kind) or (
-                    kind is not bool and isinstance(value, bool))):
+            if name in options and (
+                not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
+            ):
                 what = "true or false" if kind is bool else "a number of seconds"
                 raise TableError(
                     Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}"
@@ -326,8 +330,11 @@ class Tables:
                 seats = [SeatRequest(SeatKind(kind)) for kind in required]
             # a computer's seat must be a bot's; a person's seat may be a bot's too (a bot can
             # play a person's part, e.g. in bot-only test or tournament tables)
-            wrong = [i for i, (s, kind) in enumerate(zip(seats, required, strict=True))
-                     if kind == "bot" and s.kind != SeatKind.BOT]
+            wrong = [
+                i
+                for i, (s, kind) in enumerate(zip(seats, required, strict=True))
+                if kind == "bot" and s.kind != SeatKind.BOT
+            ]
             if wrong:
                 bots = ", ".join(str(i) for i, kind in enumerate(required) if kind == "bot")
                 raise TableError(
@@ -557,8 +564,14 @@ class Tables:
             return await self._play(record, game, state, seat, move, seats=seats)
 
     async def _play(
-        self, record: TableRecord, game: Game, state: Any, seat: int, move: Any,
-        auto: bool = False, seats: tuple[Seat, ...] | None = None,
+        self,
+        record: TableRecord,
+        game: Game,
+        state: Any,
+        seat: int,
+        move: Any,
+        auto: bool = False,
+        seats: tuple[Seat, ...] | None = None,
     ) -> MoveOutcome:
         """Applies and commits one move of `seat` (the caller holds the table's lock)."""
         try:
@@ -582,7 +595,13 @@ class Tables:
         )
         events = [
             self._event(
-                new, EventKind.MOVE, seat, record.seats[seat].name, now, canonical, deal_over,
+                new,
+                EventKind.MOVE,
+                seat,
+                record.seats[seat].name,
+                now,
+                canonical,
+                deal_over,
                 auto,
             )
         ]
@@ -624,7 +643,8 @@ class Tables:
         game's heuristic player); the event says `auto`. Where several seats may act, the
         lowest is played for. Returns how many moves were played."""
         played = 0
-        flt = TableFilter(status=Status.PLAYING, limit=MAX_LIST_LIMIT)
+        # every timed table, not a page of them: a table left out would never time out
+        flt = TableFilter(status=Status.PLAYING, timed=True, limit=MAX_TIMED_TABLES)
         for candidate in await self.store.list(flt):
             limit = candidate.options.get("turn_seconds") or 0
             if not limit:

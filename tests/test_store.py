@@ -170,7 +170,10 @@ def test_commit_advances_version(make_store: Callable[[], Store]) -> None:
         await store.commit(new, [event("t1", 2), event("t1", 3, EventKind.END)], 1)
         assert await store.get("t1") == new
         assert [e.version for e in await store.events_after("t1", 0)] == [1, 2, 3]
-        assert [e.kind for e in await store.events_after("t1", 1)] == [EventKind.MOVE, EventKind.END]
+        assert [e.kind for e in await store.events_after("t1", 1)] == [
+            EventKind.MOVE,
+            EventKind.END,
+        ]
         await store.close()
 
     run(go())
@@ -248,8 +251,15 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
             ("e", "dou_dizhu", Status.FINISHED, human, 50.0, 5.0),  # over: no bots
         ]
         for tid, game, status, seats, created, fill in tables:
-            rec = record(tid, game=game, status=status, seats=seats, created_at=created,
-                         fill_with_bots_after_seconds=fill, fill_level="random" if fill else "")
+            rec = record(
+                tid,
+                game=game,
+                status=status,
+                seats=seats,
+                created_at=created,
+                fill_with_bots_after_seconds=fill,
+                fill_level="random" if fill else "",
+            )
             await store.create(rec, [event(tid, 1)])
 
         async def ids(**kw: Any) -> list[str]:
@@ -268,11 +278,33 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
         # a change of seats moves a table in and out of the bot filter
         b = await store.get("b")
         assert b is not None
-        taken = b.with_(seats=(Seat(occupied=True), Seat(occupied=True)), version=2,
-                        status=Status.PLAYING)
+        taken = b.with_(
+            seats=(Seat(occupied=True), Seat(occupied=True)), version=2, status=Status.PLAYING
+        )
         await store.commit(taken, [event("b", 2)], 1)
         assert await ids(bot_open_before=100.0) == ["d"]
         assert await ids(fill_due_before=100.0) == []
+        # the turn timer's filter: tables with option turn_seconds, in and out as they play
+        assert await ids(timed=True) == []
+        for tid, status, options, created in [
+            ("t", Status.WAITING, {"turn_seconds": 30}, 60.0),
+            ("u", Status.PLAYING, {"turn_seconds": 2.5, "deals": 1}, 70.0),
+            ("v", Status.PLAYING, {"turn_seconds": 0}, 80.0),  # 0: no timer
+        ]:
+            rec = record(tid, status=status, options=options, created_at=created)
+            await store.create(rec, [event(tid, 1)])
+        assert await ids(timed=True) == ["u", "t"]
+        assert await ids(timed=True, status=Status.PLAYING) == ["u"]
+        assert await ids(timed=True, status=Status.WAITING) == ["t"]
+        assert "c" in await ids(status=Status.PLAYING)  # untimed tables still list
+        t = await store.get("t")
+        assert t is not None
+        await store.commit(t.with_(version=2, status=Status.PLAYING), [event("t", 2)], 1)
+        u = await store.get("u")
+        assert u is not None
+        await store.commit(u.with_(version=2, status=Status.FINISHED), [event("u", 2)], 1)
+        assert await ids(timed=True, status=Status.PLAYING) == ["t"]
+        assert await ids(timed=True, status=Status.FINISHED) == ["u"]
         await store.close()
 
     run(go())
@@ -331,6 +363,46 @@ def test_sqlite_survives_reopen(tmp_path: Path) -> None:
         await again.close()
 
     run(go())
+
+
+def test_sqlite_moves_events_of_an_older_file_to_the_rowid_table(tmp_path: Path) -> None:
+    """A file whose events table is WITHOUT ROWID (before events became a rowid table) opens
+    with every event in the new table, read back the same, and takes new writes."""
+    path = tmp_path / "old.sqlite"
+
+    async def seed() -> None:
+        store = SQLiteStore(path)
+        await _seed(store)
+        await store.commit(record("t1", version=2), [event("t1", 2)], 1)
+        await store.close()
+
+    run(seed())
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("ALTER TABLE events RENAME TO events_new")
+        ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events_new'").fetchone()[0]
+        conn.execute(ddl.replace("events_new", "events").rstrip() + " WITHOUT ROWID")
+        conn.execute("INSERT INTO events SELECT * FROM events_new")
+        conn.execute("DROP TABLE events_new")
+        conn.commit()
+        assert (
+            "WITHOUT ROWID"
+            in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        )
+
+    async def reopen() -> None:
+        store = SQLiteStore(path)
+        assert [e.version for e in await store.events_after("t1", 0)] == [1, 2]
+        assert (await store.events_after("t1", 1))[0] == event("t1", 2)
+        await store.commit(record("t1", version=3), [event("t1", 3)], 2)
+        assert [e.version for e in await store.events_after("t1", 0)] == [1, 2, 3]
+        await store.close()
+
+    run(reopen())
+    with closing(sqlite3.connect(path)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name, sql FROM sqlite_master")]
+        ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+    assert "WITHOUT ROWID" not in ddl.upper()
+    assert "events_without_rowid" not in tables
 
 
 def test_open_store_urls(tmp_path: Path) -> None:
@@ -423,7 +495,12 @@ def test_sqlite_group_commit_chains_and_mixes_outcomes(tmp_path: Path) -> None:
         outcomes = await writes
         assert held.batches == [6]
         assert [type(o).__name__ for o in outcomes] == [
-            "NoneType", "TableExists", "NoneType", "NoneType", "TableMissing", "VersionConflict"
+            "NoneType",
+            "TableExists",
+            "NoneType",
+            "NoneType",
+            "TableMissing",
+            "VersionConflict",
         ]
         assert await store.get("t3") == record("t3")
         assert (await store.get("t1")).version == 3  # type: ignore[union-attr]
@@ -499,7 +576,9 @@ async def main():
 
 asyncio.run(main())
 """
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert proc.stdout.strip() == "acked [40]", proc.stderr
     assert proc.returncode == -signal.SIGKILL
 
@@ -555,8 +634,10 @@ def test_sqlite_move_commits_write_only_what_changed(tmp_path: Path) -> None:
         moved_again = seated.with_(version=4, state=b"again")
         await store.commit(moved_again, [event("t1", 4)], 3)
         fresh = SQLiteStore(path)
-        assert await fresh.get("t1") == moved_again == rec.with_(
-            version=4, state=b"again", seats=(Seat(occupied=True, name="z"),) * 3
+        assert (
+            await fresh.get("t1")
+            == moved_again
+            == rec.with_(version=4, state=b"again", seats=(Seat(occupied=True, name="z"),) * 3)
         )
         await fresh.close()
         await store.close()
@@ -644,7 +725,9 @@ def test_sqlite_checkpoints_keep_the_wal_small(tmp_path: Path) -> None:
             nonlocal version
             for _ in range(n):
                 version += 1
-                await store.commit(record("t1", version=version), [event("t1", version)], version - 1)
+                await store.commit(
+                    record("t1", version=version), [event("t1", version)], version - 1
+                )
 
         await writes(CHECKPOINT_AFTER - 2)
         before_any = wal.stat().st_size
