@@ -120,6 +120,13 @@ class Game(ABC, Generic[State, MoveT]):
     def to_act(self, state: State) -> frozenset[int]:
         """Seats that may move now; empty once the match is over."""
 
+    def on_turn(self, state: State) -> frozenset[int]:
+        """The seats the game waits for: a subset of `to_act`, empty once the match is over.
+        The other seats of `to_act` may act (announce, call a forgetting) but need not, so a
+        turn timer runs for these alone. Games where every seat that may act must act keep
+        this default."""
+        return self.to_act(state)
+
     @abstractmethod
     def legal_moves(self, state: State, seat: int) -> Sequence[MoveT]:
         """Every move `seat` may make now (empty if it may not act); do not mutate it."""

@@ -638,10 +638,11 @@ class Tables:
         )
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
-        """Plays for the seat to act at every playing table whose `turn_seconds` have passed
-        since its last event, with `choose(game_name)(game, state, seat, legal, rng)` (the
-        game's heuristic player); the event says `auto`. Where several seats may act, the
-        lowest is played for. Returns how many moves were played."""
+        """Plays for the seat the table waits for (the engine's `on_turn`) at every playing
+        table whose `turn_seconds` have passed since its last event, with
+        `choose(game_name)(game, state, seat, legal, rng)` (the game's heuristic player); the
+        event says `auto`. Seats that may act out of turn (announcements, calls) are never
+        played for: they need not act. Returns how many moves were played."""
         played = 0
         # every timed table, not a page of them: a table left out would never time out
         flt = TableFilter(status=Status.PLAYING, timed=True, limit=MAX_TIMED_TABLES)
@@ -655,10 +656,12 @@ class Tables:
                     continue
                 game = self.game(record.game)
                 state = states.decode(game, record.state)
-                acting = sorted(game.to_act(state))
-                if not acting:
+                # the seats the table waits for; those that may only announce or call are
+                # never played for (an away one among the waited-for goes first)
+                waited = sorted(game.on_turn(state), key=lambda s: not record.seats[s].away)
+                if not waited:
                     continue
-                seat = acting[0]
+                seat = waited[0]
                 mover = record.seats[seat]
                 if not mover.away:
                     last = await self.store.events_after(record.table_id, record.version - 1, 1)

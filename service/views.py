@@ -168,6 +168,8 @@ def table_view(
     out.version = record.version
     getattr(out.view, game.info.view_field).CopyFrom(game.view(state, seat))
     out.to_act.extend(acting)
+    if acting:
+        out.on_turn.extend(sorted(game.on_turn(state)))
     fill_result(out.result, game, state)
     if seat is not None:
         out.seat = seat

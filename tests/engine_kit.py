@@ -74,12 +74,15 @@ BAD_OPTIONS: list[dict[str, Any]] = [
 ]
 
 
-def play_random(game: Game, setup: Setup, seed: str, rng: random.Random, step=None):
-    """Play uniformly random legal moves to the end; call step(state, seat, move) each move."""
+def play_random(
+    game: Game, setup: Setup, seed: str, rng: random.Random, step=None, on_turn_only=False
+):
+    """Play uniformly random legal moves to the end; call step(state, seat, move) each move.
+    `on_turn_only`: only the seats the game waits for move (as a turn timer would play)."""
     state = game.new_game(setup.players, setup.options, seed)
     moves = 0
     while not game.is_over(state):
-        seats = sorted(game.to_act(state))
+        seats = sorted(game.on_turn(state) if on_turn_only else game.to_act(state))
         assert seats, "to_act is empty but the game is not over"
         seat = rng.choice(seats)
         legal = game.legal_moves(state, seat)
@@ -115,6 +118,10 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
             assert game.census(state) == census0, "cards were created or lost"
         # only seats in to_act have moves; notation round-trips exactly
         acting = game.to_act(state)
+        # the seats waited for: some of those that may act, each with a move
+        on_turn = game.on_turn(state)
+        assert on_turn and on_turn <= acting, f"on_turn {set(on_turn)} not in {set(acting)}"
+        assert all(game.legal_moves(state, s) for s in on_turn)
         for s in seats:
             legal = game.legal_moves(state, s)
             if s not in acting:
@@ -149,7 +156,7 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
 
     final, _ = play_random(game, setup, seed, rng, step)
     res = game.result(final)
-    assert res.finished and not game.to_act(final)
+    assert res.finished and not game.to_act(final) and not game.on_turn(final)
     assert res.winners and all(0 <= w < setup.players for w in res.winners)
     if setup.zero_sum:
         assert sum(res.totals) == 0

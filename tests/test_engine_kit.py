@@ -27,6 +27,23 @@ def test_random_play_keeps_every_invariant(name: str, index: int, seed: str, rng
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)
+@settings(max_examples=20, deadline=None)
+@given(seed=st.text(max_size=8), rng_seed=st.integers(0, 2**32))
+def test_playing_only_the_seats_on_turn_ends(
+    name: str, index: int, seed: str, rng_seed: int
+) -> None:
+    """A table whose optional actors never act (no announcement, no call) still ends when
+    only the seats it waits for move: what a turn timer relies on."""
+    import random
+
+    from tests.engine_kit import play_random
+
+    game, setup = GAMES[name], SETUPS[name][index]
+    final, _ = play_random(game, setup, seed, random.Random(rng_seed), on_turn_only=True)
+    assert game.result(final).finished
+
+
+@pytest.mark.parametrize(("name", "index"), CASES)
 @settings(max_examples=150, deadline=None)
 @given(seed=st.text(max_size=8), rng_seed=st.integers(0, 2**32))
 def test_random_play_ends(name: str, index: int, seed: str, rng_seed: int) -> None:

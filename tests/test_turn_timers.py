@@ -80,3 +80,35 @@ def test_a_gone_seat_is_played_for_at_once_and_handed_back(server: ServerProcess
     event = next(iter(seen))
     seen.cancel()
     assert event.kind == pb.EVENT_KIND_JOINED and event.seat == away
+
+
+def test_the_timer_plays_the_seat_on_turn_not_a_seat_that_may_announce(
+    server: ServerProcess, client: Client
+) -> None:
+    """In Doppelkopf the seats off turn may announce while a card is awaited: the timer plays
+    the card of the seat on turn, never an announcement for a lower seat."""
+    game = get_game("doppelkopf")
+    tid = client.create(
+        "doppelkopf", players=4, options=_options(turn_seconds=0.2, deals=1)
+    ).table_id
+    for seat in range(4):
+        client.join(tid, name=f"p{seat}", seat=seat)
+    states = None
+    checked = 0
+    for event in client.stream(tid, from_version=5, seat=0, timeout=120):
+        if event.kind == pb.EVENT_KIND_END:
+            break
+        if event.kind != pb.EVENT_KIND_MOVE:
+            continue
+        assert event.auto, event
+        states = stored_event_states(server.db, tid)
+        before = game.decode(states[event.version - 1])
+        acting = game.to_act(before)
+        if len(acting) > 1:
+            assert event.seat in game.on_turn(before), (event.seat, set(acting))
+            # the telling case: a lower seat could have announced
+            if min(acting) not in game.on_turn(before):
+                checked += 1
+                if checked == 2:
+                    break
+    assert checked == 2, "too few timed moves where a lower seat could announce"

@@ -234,6 +234,10 @@ class Dobro(Game[DobroState, Move]):
             return _ONE[state.turn]
         return _acting(state.players, state.turn, state.forgetters)
 
+    def on_turn(self, state: DobroState) -> frozenset[int]:
+        # the others in `to_act` may only call a forgetting
+        return _NOBODY if state.stage == OVER else _ONE[state.turn]
+
     def is_over(self, state: DobroState) -> bool:
         return state.stage == OVER
 

@@ -575,6 +575,12 @@ class Doppelkopf(Game[DoppelkopfState, Move]):
     def to_act(self, state: DoppelkopfState) -> frozenset[int]:
         return state.acting
 
+    def on_turn(self, state: DoppelkopfState) -> frozenset[int]:
+        # in play, the others in `acting` may only announce; before it, one seat acts
+        if state.phase == PLAYING and state.acting:
+            return _SEATS[state.turn]
+        return state.acting
+
     def is_over(self, state: DoppelkopfState) -> bool:
         return state.phase == OVER
 

@@ -549,6 +549,10 @@ class Dos(Game[DosState, Move]):
             return _ALL[state.players]
         return _SEATS[state.current]
 
+    def on_turn(self, state: DosState) -> frozenset[int]:
+        # in a Dos window the others may say Dos or catch a forgotten one, but need not
+        return _NOBODY if state.phase == OVER else _SEATS[state.current]
+
     def is_over(self, state: DosState) -> bool:
         return state.phase == OVER
 

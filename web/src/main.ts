@@ -320,7 +320,7 @@ function renderView(board: HTMLElement, v: TableView, mine: { seat: number } | n
       moves.append(b);
     }
   } else if (mine && v.toAct.length && !v.result?.finished) {
-    moves.append(el("span", { class: "waiting" }, `Waiting for seat ${v.toAct.join(", ")}`));
+    moves.append(el("span", { class: "waiting" }, `Waiting for seat ${(v.onTurn.length ? v.onTurn : v.toAct).join(", ")}`));
   }
   const over = v.result?.finished
     ? el("div", { id: "game-over", role: "status" },
