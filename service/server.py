@@ -27,11 +27,12 @@ from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
 from service import metrics, views
-from service.limits import Guard, Limits, client_key
+from service.limits import Guard, Limits, SharedCounts, client_key
 from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
+from service.store_redis import RedisStore
 from service.tables import Code, SeatRequest, TableError, Tables, hash_token
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
@@ -244,7 +245,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.fill_with_bots_after_seconds,
             request.fill_level,
         )
-        self.guard.created(client, record.table_id)
+        await self.guard.created(client, record.table_id)
         f.update(table=record.table_id, version=record.version)
         return views.table_summary(self.tables.game(record.game), record)
 
@@ -310,7 +311,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
     ) -> pb.SubmitMoveResponse:
         f.update(table=request.table_id, expected_version=request.expected_version)
         token = bearer_token(context)
-        self.guard.check_move(request.table_id, token)
+        await self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
             request.table_id, token, request.move, request.expected_version
         )
@@ -336,7 +337,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         f["seat"] = seat
         if seat is not None and record.seats[seat].away:
             record = await self.tables.come_back(record, seat)
-        with self.guard.stream(table_id):
+        async with self.guard.stream(table_id):
             async for event in self._stream(record, seat, token, request.from_version, f):
                 yield event
 
@@ -519,6 +520,7 @@ class Server:
         port: int,
         fill_task: asyncio.Task[None],
         web: Any = None,
+        guard: Guard | None = None,
     ) -> None:
         self.server = server
         self.store = store
@@ -527,6 +529,7 @@ class Server:
         self.port = port
         self._fill_task = fill_task
         self.web = web  # service.web.WebServer when browsers are served
+        self.guard = guard
 
     async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
         """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
@@ -543,6 +546,8 @@ class Server:
         self._fill_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._fill_task
+        if self.guard is not None:
+            await self.guard.close()
         await self.store.close()
 
 
@@ -570,7 +575,10 @@ async def start(
             ("grpc.so_reuseport", 0),
         ],
     )
-    servicer = CroupierServicer(tables, poll_seconds=poll_seconds, guard=Guard(limits), keys=keys)
+    # on Redis the limits count in Redis, once for every replica on the store
+    shared = SharedCounts(store_url) if isinstance(store, RedisStore) else None
+    guard = Guard(limits, shared)
+    servicer = CroupierServicer(tables, poll_seconds=poll_seconds, guard=guard, keys=keys)
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -588,6 +596,7 @@ async def start(
         else:
             port = server.add_insecure_port(listen)
     except RuntimeError as e:
+        await guard.close()
         await store.close()
         raise OSError(f"cannot listen on {listen}: {e}") from None
     web = None
@@ -597,13 +606,14 @@ async def start(
         try:
             web = await start_web(servicer, web_listen, cors_origins, web_root)
         except OSError:
+            await guard.close()
             await store.close()
             raise
     await server.start()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     fill_task = asyncio.create_task(fill_seats_forever(tables, fill_interval))
-    return Server(server, store, tables, health, port, fill_task, web)
+    return Server(server, store, tables, health, port, fill_task, web, guard)
 
 
 async def serve(

@@ -112,3 +112,100 @@ def test_moves_per_seat_are_rate_limited(rated: ServerProcess) -> None:
         assert rpc_code(client.move, tid, other, "pass")[0] == C.FAILED_PRECONDITION
     finally:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def shared_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
+    """Two replicas on one Redis prefix with the same limits."""
+    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+
+    prefix = redis_prefix()
+    tmp = tmp_path_factory.mktemp("shared-limits")
+    extra = ("--tables-per-client", "2", "--streams-per-table", "2", "--move-rate", "4/minute")
+    procs = [
+        ServerProcess(db=tmp / f"{n}.db", store=f"{REDIS_URL}?prefix={prefix}", extra=extra)
+        for n in "ab"
+    ]
+    try:
+        yield [p.start() for p in procs]
+    finally:
+        for p in procs:
+            if p.proc is not None and p.proc.poll() is None:
+                p.stop()
+        redis_cleanup(prefix)
+
+
+def test_replicas_on_redis_share_every_limit(shared_pair: list[ServerProcess]) -> None:
+    """A client gets each limit once, whichever replica it reaches."""
+    a, b = (Client(p.address) for p in shared_pair)
+    try:
+        tid = a.seated_table()  # the first of its 2 tables
+        b.tokens = a.tokens  # the same person, through the other replica
+        version = a.view(tid).version
+        # streams: one through each replica fills the table's 2 places
+        open_ = [a.stream(tid), b.stream(tid)]
+        for s in open_:
+            assert next(iter(s)).version == 1
+        for c in (a, b):
+            code, msg = rpc_code(lambda c=c: next(iter(c.stream(tid, from_version=version))))
+            assert code == C.RESOURCE_EXHAUSTED and "2 open streams" in msg
+        open_[1].cancel()
+        deadline = time.monotonic() + 20
+        while True:  # the place frees when replica b sees the cancel
+            try:
+                assert next(iter(a.stream(tid, timeout=5))).version == 1
+                break
+            except grpc.RpcError as e:
+                assert e.code() == C.RESOURCE_EXHAUSTED, e
+                assert time.monotonic() < deadline, "the cancelled stream's place stayed taken"
+                time.sleep(0.05)
+        open_[0].cancel()
+        # moves: 2 through each replica use up the seat's window of 4
+        acting = a.view(tid).to_act[0]
+        for c in (a, a, b, b):
+            assert rpc_code(c.move, tid, acting, "xyz")[0] == C.INVALID_ARGUMENT
+        legal = a.view(tid, acting).legal_moves[0]
+        for c in (a, b):
+            code, msg = rpc_code(c.move, tid, acting, legal)
+            assert code == C.RESOURCE_EXHAUSTED and "too many moves" in msg
+        # tables per client: one more on the other replica reaches the limit of 2
+        assert b.create().table_id
+        for c in (a, b):
+            code, msg = rpc_code(c.create)
+            assert code == C.RESOURCE_EXHAUSTED and "unfinished tables" in msg
+    finally:
+        a.close()
+        b.close()
+
+
+def test_stream_places_of_a_dead_replica_expire() -> None:
+    """A replica killed with streams open cannot give their places back: they are leases
+    that only a live replica renews."""
+    import asyncio
+
+    from service.limits import SharedCounts
+    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+
+    prefix = redis_prefix()
+    url = f"{REDIS_URL}?prefix={prefix}"
+
+    async def go() -> None:
+        dead, live = SharedCounts(url, lease_seconds=0.6), SharedCounts(url, lease_seconds=0.6)
+        assert await dead.take_stream("t1", 2) and await dead.take_stream("t1", 2)
+        assert await live.take_stream("t1", 2) is None  # full
+        await dead.close()  # dies: its renewer stops, nothing is given back
+        await asyncio.sleep(0.3)
+        assert await live.take_stream("t1", 2) is None  # still within the lease
+        await asyncio.sleep(0.5)
+        held = await live.take_stream("t1", 2)
+        assert held is not None
+        # a live replica's lease outlasts many lease periods: it is renewed
+        await asyncio.sleep(1.5)
+        assert await live.take_stream("t1", 2) is not None
+        assert await live.take_stream("t1", 2) is None
+        await live.close()
+
+    try:
+        asyncio.run(go())
+    finally:
+        redis_cleanup(prefix)
