@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from bots.arena import play_deal, seatings, wilson
@@ -175,10 +176,32 @@ def _duel_deal(job: tuple) -> tuple[bool, bool, int]:
 
 
 def duel(args: argparse.Namespace) -> None:
-    jobs = [(args.level, args.opponent, args.seed, d) for d in range(args.deals)]
+    """Plays the deals and prints the table row. With `--results FILE` every finished deal is
+    appended to FILE (JSON lines) and deals already there are not played again: a run of
+    hours can stop and go on later, and the row counts every deal of the file."""
+    key = {"level": args.level, "opponent": args.opponent, "seed": args.seed}
+    done: dict[int, tuple[bool, bool, int]] = {}
+    if args.results and Path(args.results).exists():
+        for line in Path(args.results).read_text().splitlines():
+            row = json.loads(line)
+            if all(row[k] == v for k, v in key.items()) and row["deal"] < args.deals:
+                done[row["deal"]] = (row["as_landlord"], row["as_farmers"], row["fallbacks"])
+    jobs = [(args.level, args.opponent, args.seed, d) for d in range(args.deals) if d not in done]
     started = time.time()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(_duel_deal, jobs))
+    out = open(args.results, "a") if args.results else None  # noqa: SIM115
+    try:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for job, result in zip(jobs, pool.map(_duel_deal, jobs), strict=True):
+                done[job[3]] = result
+                if out is not None:
+                    row = {**key, "deal": job[3], "as_landlord": result[0],
+                           "as_farmers": result[1], "fallbacks": result[2]}
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+    finally:
+        if out is not None:
+            out.close()
+    results = [done[d] for d in sorted(done)]
     n = len(results)
     as_landlord = sum(r[0] for r in results)
     as_farmers = sum(r[1] for r in results)
@@ -186,7 +209,7 @@ def duel(args: argparse.Namespace) -> None:
     lo, hi = wilson(both, 2 * n)
     print(f"| {args.level} vs {args.opponent} | {n} | {as_landlord / n:.3f} | "
           f"{as_farmers / n:.3f} | {both / (2 * n):.3f} | [{lo:.3f}, {hi:.3f}] | "
-          f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s |")
+          f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s this run |")
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -222,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     dp.add_argument("--deals", type=int, default=1000)
     dp.add_argument("--seed", default="duel")
     dp.add_argument("--jobs", type=int, default=2)
+    dp.add_argument("--results", default="", metavar="FILE",
+                    help="append each deal's outcome here and skip deals already in it")
     args = parser.parse_args(argv)
     {"speed": speed, "ladder": ladder, "duel": duel}[args.what](args)
 
