@@ -39,6 +39,19 @@ def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc.stop()
 
 
+def _wait_for_a_stream_place(client: Client, tid: str) -> None:
+    """A new stream gets in once the server has seen a cancelled one end (within 20 s)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            assert next(iter(client.stream(tid, timeout=5))).version == 1
+            return
+        except grpc.RpcError as e:
+            assert e.code() == C.RESOURCE_EXHAUSTED, e
+            assert time.monotonic() < deadline, "the cancelled stream's place stayed taken"
+            time.sleep(0.05)
+
+
 def test_limits_are_checked_when_configured() -> None:
     with pytest.raises(ValueError, match="rate"):
         Limits(move_rate="fast")
@@ -82,15 +95,7 @@ def test_streams_per_table(rated: ServerProcess) -> None:
         assert code == C.RESOURCE_EXHAUSTED and "2 open streams" in msg
         open_[0].cancel()
         # the server frees the place when it sees the cancel; a new stream then gets in
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                assert next(iter(client.stream(tid, timeout=5))).version == 1
-                break
-            except grpc.RpcError as e:
-                assert e.code() == C.RESOURCE_EXHAUSTED, e
-                assert time.monotonic() < deadline, "the cancelled stream's place stayed taken"
-                time.sleep(0.05)
+        _wait_for_a_stream_place(client, tid)
         open_[1].cancel()
     finally:
         client.close()
@@ -150,15 +155,7 @@ def test_replicas_on_redis_share_every_limit(shared_pair: list[ServerProcess]) -
             code, msg = rpc_code(lambda c=c: next(iter(c.stream(tid, from_version=version))))
             assert code == C.RESOURCE_EXHAUSTED and "2 open streams" in msg
         open_[1].cancel()
-        deadline = time.monotonic() + 20
-        while True:  # the place frees when replica b sees the cancel
-            try:
-                assert next(iter(a.stream(tid, timeout=5))).version == 1
-                break
-            except grpc.RpcError as e:
-                assert e.code() == C.RESOURCE_EXHAUSTED, e
-                assert time.monotonic() < deadline, "the cancelled stream's place stayed taken"
-                time.sleep(0.05)
+        _wait_for_a_stream_place(a, tid)  # freed when replica b sees the cancel
         open_[0].cancel()
         # moves: 2 through each replica use up the seat's window of 4
         acting = a.view(tid).to_act[0]
