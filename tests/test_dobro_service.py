@@ -8,7 +8,6 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
@@ -22,10 +21,9 @@ from tests.bot_support import (
     server_and_bots,
     stub_for,
 )
+from tests.pty_support import play_in_pty
 
 pytestmark = pytest.mark.e2e
-
-PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
 
 @pytest.fixture(scope="module")
@@ -91,57 +89,30 @@ def test_manual_draw_with_calls_plays_to_the_end(stack: Server) -> None:
 
 
 def test_croupier_play_dobro_in_a_pty(stack: Server, tmp_path: Path) -> None:
-    transcript = (tmp_path / "play.txt").open("w")
-    child = pexpect.spawn(
-        CROUPIER,
-        ["play", "dobro", "--server", stack.address, "--name", "tester", "--bots", "random",
-         "--players", "3", "--option", "rounds=1"],
-        env=child_env(NO_COLOR="1", TERM="xterm"),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 120),
-    )
-    child.logfile_read = transcript
+    def answer(prompts: int, listed: str) -> str:
+        cells = re.findall(r"(\d+)\) (\S+)", listed)
+        if prompts % 2 == 0 and cells:
+            move = cells[-1][1]
+            return f"={move}" if move.isdigit() else move
+        return "1"
+
     shown = tmp_path / "play.txt"
-    output: list[str] = []
-    prompts = 0
-    refusal = ""
-    try:
-        while True:
-            if child.expect([PROMPT, pexpect.EOF]) == 1:
-                output.append(child.before)
-                break
-            output.append(child.before)
-            prompts += 1
-            if prompts == 1:
-                child.sendline("J:13")  # no such value: refused with the server's reason
-                child.expect(r"Refused: (.+?)\r?\n")
-                refusal = child.match.group(1)
-                child.expect(PROMPT)
-                output.append(child.before)
-            listed = child.before[child.before.rfind("Legal moves:"):]
-            cells = re.findall(r"(\d+)\) (\S+)", listed)
-            if prompts % 2 == 0 and cells:
-                move = cells[-1][1]
-                child.sendline(f"={move}" if move.isdigit() else move)
-            else:
-                child.sendline("1")
-            assert prompts < 400, "the round does not end"
-    finally:
-        child.close()
-        transcript.close()
-    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
+    play = play_in_pty(
+        stack.address, "dobro",
+        ["--bots", "random", "--players", "3", "--option", "rounds=1"],
+        shown, answer, malformed="J:13", max_prompts=400,  # no such value: refused
+    )
+    text = play.text
     assert shown.stat().st_size > 0
-    assert child.exitstatus == 0, text[-3000:]
-    assert prompts >= 1
-    assert "malformed move 'J:13'" in refusal and "INVALID_ARGUMENT" in refusal
+    assert play.exitstatus == 0, text[-3000:]
+    assert play.prompts >= 1
+    assert "malformed move 'J:13'" in play.refusal and "INVALID_ARGUMENT" in play.refusal
     assert re.search(r"Your hand \(\d+ cards\): [0-9JSR ]+", text), text[-3000:]
     assert "Legal moves:" in text
     assert re.search(r"^seat [12] \(bot\): \S+", text, re.MULTILINE)
     assert re.search(r"^seat 0 \(you\): \S+", text, re.MULTILINE)
     assert re.search(r"Value in play: \d+ \(\d+ card|You open the auction", text)
-    final = text[text.index("Final scores"):]
-    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1", "2"]
-    assert all(int(v) < 0 for _, v in scores)
-    assert "Winner(s): seat" in final
+    assert all(v < 0 for _, v in scores)
+    assert "Winner(s): seat" in text[text.index("Final scores") :]

@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
@@ -17,18 +16,15 @@ from bots.levels import get_level
 from engines.doppelkopf import GAME
 from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
 from tests.bot_support import (
-    CROUPIER,
     Server,
     bot_seats,
-    child_env,
     create_table,
     events_to_end,
     server_and_bots,
     stub_for,
 )
 from tests.doppelkopf_support import new, play
-
-PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+from tests.pty_support import play_in_pty
 
 
 @pytest.fixture(scope="module")
@@ -66,46 +62,25 @@ def test_four_bot_table_is_played_to_the_end(stack: Server, options: dict) -> No
 
 @pytest.mark.e2e
 def test_play_doppelkopf_in_a_pty_against_bots(stack: Server, tmp_path: Path) -> None:
-    transcript = (tmp_path / "play.txt").open("w")
-    child = pexpect.spawn(
-        CROUPIER,
-        ["play", "doppelkopf", "--server", stack.address, "--name", "tester", "--bots",
-         "random", "--option", "deals=1"],
-        env=child_env(NO_COLOR="1", TERM="xterm"),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 140),
+    def answer(prompts: int, listed: str) -> str:
+        cells = re.findall(r"\d+\) ([^\s)]+(?: [a-z0-9]+)*)", listed)
+        if "healthy" in cells:
+            return "healthy"
+        if "pass" in cells:
+            return "pass"  # out of turn: no announcement
+        return "1"
+
+    play = play_in_pty(
+        stack.address, "doppelkopf", ["--bots", "random", "--option", "deals=1"],
+        tmp_path / "play.txt", answer, width=140, max_prompts=300,
     )
-    child.logfile_read = transcript
-    output: list[str] = []
-    prompts = 0
-    try:
-        while True:
-            if child.expect([PROMPT, pexpect.EOF]) == 1:
-                output.append(child.before)
-                break
-            output.append(child.before)
-            prompts += 1
-            listed = child.before[child.before.rfind("Legal moves:"):]
-            cells = re.findall(r"\d+\) ([^\s)]+(?: [a-z0-9]+)*)", listed)
-            if "healthy" in cells:
-                child.sendline("healthy")
-            elif "pass" in cells:
-                child.sendline("pass")  # out of turn: no announcement
-            else:
-                child.sendline("1")
-            assert prompts < 300, "the deal does not end"
-    finally:
-        child.close()
-        transcript.close()
-    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
-    assert child.exitstatus == 0, text[-3000:]
+    text = play.text
+    assert play.exitstatus == 0, text[-3000:]
     assert re.search(r"Your hand \(\d+ cards\): ", text), text[-3000:]
     assert "Game: normal game" in text or "solo" in text or "marriage" in text
-    final = text[text.index("Final scores"):]
-    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1", "2", "3"]
-    assert sum(int(v) for _, v in scores) == 0
+    assert sum(v for _, v in scores) == 0
 
 
 def test_easy_ismcts_picks_legal_moves_in_every_phase() -> None:

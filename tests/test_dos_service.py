@@ -9,7 +9,6 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
@@ -30,8 +29,7 @@ from tests.bot_support import (
     server_and_bots,
     stub_for,
 )
-
-PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+from tests.pty_support import play_in_pty
 
 
 @pytest.fixture(scope="module")
@@ -84,55 +82,27 @@ def test_a_person_and_bots_through_the_api(stack: Server) -> None:
 
 @pytest.mark.e2e
 def test_croupier_play_dos_in_a_pty(stack: Server, tmp_path: Path) -> None:
-    transcript = (tmp_path / "play.txt").open("w")
-    child = pexpect.spawn(
-        CROUPIER,
-        ["play", "dos", "--server", stack.address, "--name", "tester", "--bots", "random",
-         "--players", "2", "--option", "target=20"],
-        env=child_env(NO_COLOR="1", TERM="xterm"),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 160),
+    def answer(prompts: int, listed: str) -> str:
+        cells = [c.strip() for c in re.split(r"\s*\b\d+\) ", listed)[1:]]
+        if prompts % 3 == 0 and cells:
+            return cells[-1]  # the last listed move, typed in notation
+        return "1"
+
+    play = play_in_pty(
+        stack.address, "dos", ["--bots", "random", "--players", "2", "--option", "target=20"],
+        tmp_path / "play.txt", answer, malformed="b7 on b3 on b1", width=160, max_prompts=1500,
     )
-    child.logfile_read = transcript
-    output: list[str] = []
-    prompts = 0
-    refusal = ""
-    try:
-        while True:
-            if child.expect([PROMPT, pexpect.EOF]) == 1:
-                output.append(child.before)
-                break
-            output.append(child.before)
-            prompts += 1
-            if prompts == 1:
-                child.sendline("b7 on b3 on b1")
-                child.expect(r"Refused: (.+?)\r?\n")
-                refusal = child.match.group(1)
-                child.expect(PROMPT)
-                output.append(child.before)
-            listed = child.before[child.before.rfind("Legal moves:"):]
-            cells = [c.strip() for c in re.split(r"\s*\b\d+\) ", listed)[1:]]
-            if prompts % 3 == 0 and cells:
-                child.sendline(cells[-1])  # the last listed move, typed in notation
-            else:
-                child.sendline("1")
-            assert prompts < 1500, "the match does not end"
-    finally:
-        child.close()
-        transcript.close()
-    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
-    assert child.exitstatus == 0, text[-3000:]
-    assert "malformed move 'b7 on b3 on b1'" in refusal
+    text = play.text
+    assert play.exitstatus == 0, text[-3000:]
+    assert "malformed move 'b7 on b3 on b1'" in play.refusal
     assert re.search(r"Your hand \(\d+ cards\): ([bgry](?:\d+|#)|w2)", text), text[-3000:]
     assert "Centre row:" in text and "Cards left:" in text
     assert re.search(r"^seat 1 \(bot\): \S+", text, re.MULTILINE)
     assert "Deal over" in text and re.search(r"(went out|turn limit).* and scores \d+", text)
-    final = text[text.index("Final scores"):]
-    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1"]
-    assert max(int(v) for _, v in scores) >= 20
-    assert "Winner(s): seat" in final
+    assert max(v for _, v in scores) >= 20
+    assert "Winner(s): seat" in text[text.index("Final scores") :]
 
 
 @pytest.mark.e2e

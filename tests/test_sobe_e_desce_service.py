@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
@@ -16,17 +15,15 @@ from bots.levels import get_level
 from engines.sobe_e_desce import GAME
 from engines.sobe_e_desce.game import DECIDE, PLAY, TRUMP_PHASE
 from tests.bot_support import (
-    CROUPIER,
     Server,
     bot_seats,
-    child_env,
     create_table,
     events_to_end,
     server_and_bots,
     stub_for,
 )
+from tests.pty_support import play_in_pty
 
-PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 SHORT = {"start_score": 4, "max_deals": 3}
 
 
@@ -62,48 +59,28 @@ def test_four_bot_table_plays_to_the_final_settlement(stack: Server) -> None:
 
 @pytest.mark.e2e
 def test_play_sobe_e_desce_against_bots_in_a_pty(stack: Server, tmp_path: Path) -> None:
-    transcript = (tmp_path / "play.txt").open("w")
-    child = pexpect.spawn(
-        CROUPIER,
-        ["play", "sobe_e_desce", "--server", stack.address, "--name", "tester", "--bots",
-         "random", "--option", "start_score=3", "--option", "max_deals=2"],
-        env=child_env(NO_COLOR="1", TERM="xterm"),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 120),
+    def answer(prompts: int, listed: str) -> str:
+        cells = re.findall(r"\d+\) ((?:trump \w|exchange [\w ]+?|\w+))(?:\s{2,}|\s*$)",
+                           listed, re.MULTILINE)
+        if prompts % 2 == 0 and cells:
+            return cells[-1].strip()  # in notation
+        return "1"
+
+    play = play_in_pty(
+        stack.address, "sobe_e_desce",
+        ["--bots", "random", "--option", "start_score=3", "--option", "max_deals=2"],
+        tmp_path / "play.txt", answer, max_prompts=100,
     )
-    child.logfile_read = transcript
-    output: list[str] = []
-    prompts = 0
-    try:
-        while True:
-            if child.expect([PROMPT, pexpect.EOF]) == 1:
-                output.append(child.before)
-                break
-            output.append(child.before)
-            prompts += 1
-            listed = child.before[child.before.rfind("Legal moves:"):]
-            cells = re.findall(r"\d+\) ((?:trump \w|exchange [\w ]+?|\w+))(?:\s{2,}|\s*$)",
-                               listed, re.MULTILINE)
-            if prompts % 2 == 0 and cells:
-                child.sendline(cells[-1].strip())  # in notation
-            else:
-                child.sendline("1")
-            assert prompts < 100, "the match does not end"
-    finally:
-        child.close()
-        transcript.close()
-    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
-    assert child.exitstatus == 0, text[-3000:]
-    assert prompts >= 1
+    text = play.text
+    assert play.exitstatus == 0, text[-3000:]
+    assert play.prompts >= 1
     assert "Legal moves:" in text
     assert re.search(r"Your hand \(\d cards\): ", text), text[-3000:]
     assert "Scores (first to 0 wins)" in text
-    final = text[text.index("Final scores"):]
-    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1", "2", "3"]
-    assert sum(int(v) for _, v in scores) == 0
-    assert "Winner(s): seat" in final
+    assert sum(v for _, v in scores) == 0
+    assert "Winner(s): seat" in text[text.index("Final scores") :]
 
 
 def test_easy_bots_pick_legal_moves_in_every_phase() -> None:

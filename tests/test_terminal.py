@@ -24,6 +24,7 @@ from tests.bot_support import (
     server_and_bots,
     stub_for,
 )
+from tests.pty_support import play_in_pty
 
 PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
 
@@ -43,51 +44,23 @@ def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.e2e
 def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) -> None:
-    transcript = (tmp_path / "play.txt").open("w")
-    child = pexpect.spawn(
-        CROUPIER,
-        ["play", "dou_dizhu", "--server", stack.address, "--name", "tester", "--bots", "easy"],
-        env=child_env(NO_COLOR="1", TERM="xterm"),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 120),
+    def answer(prompts: int, listed: str) -> str:
+        # Alternate between "1" (usually pass) and typing the last listed move in notation
+        # (a bid or a real combination), so both ways of answering get exercised.
+        cells = re.findall(r"(\d+)\) (bid \d|\S+)", listed)
+        if prompts % 2 == 0 and cells:
+            move = cells[-1][1]
+            return f"={move}" if move.isdigit() else move
+        return "1"
+
+    play = play_in_pty(
+        stack.address, "dou_dizhu", ["--bots", "easy"], tmp_path / "play.txt", answer,
+        malformed="xyz",
     )
-    child.logfile_read = transcript
-    output: list[str] = []
-    prompts = 0
-    refusal = ""
-    try:
-        while True:
-            if child.expect([PROMPT, pexpect.EOF]) == 1:
-                output.append(child.before)
-                break
-            output.append(child.before)
-            prompts += 1
-            if prompts == 1:
-                # A malformed move is refused with the server's reason, and asked again.
-                child.sendline("xyz")
-                child.expect(r"Refused: (.+?)\r?\n")
-                refusal = child.match.group(1)
-                child.expect(PROMPT)
-                output.append(child.before)
-            # Alternate between "1" (usually pass) and typing the last listed move in notation
-            # (a bid or a real combination), so both ways of answering get exercised.
-            listed = child.before[child.before.rfind("Legal moves:") :]
-            cells = re.findall(r"(\d+)\) (bid \d|\S+)", listed)
-            if prompts % 2 == 0 and cells:
-                move = cells[-1][1]
-                child.sendline(f"={move}" if move.isdigit() else move)
-            else:
-                child.sendline("1")
-            assert prompts < 200, "the deal does not end"
-    finally:
-        child.close()
-        transcript.close()
-    # Styles stay on with NO_COLOR (bold, dim): drop them to read the text as a person does.
-    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output)).replace("\r\n", "\n")
-    assert child.exitstatus == 0, text[-3000:]
-    assert prompts >= 1
-    assert "malformed move 'xyz'" in refusal and "INVALID_ARGUMENT" in refusal
+    text = play.text
+    assert play.exitstatus == 0, text[-3000:]
+    assert play.prompts >= 1
+    assert "malformed move 'xyz'" in play.refusal and "INVALID_ARGUMENT" in play.refusal
     assert re.search(r"Your hand \(\d+ cards\): [3-9TJQKA2BR ]+", text), text[-3000:]
     assert re.search(r"^seat [12] \(bot\): (pass|bid \d|\S+)\s*$", text, re.MULTILINE)
     assert re.search(r"^seat 0 \(you\): \S+", text, re.MULTILINE)
@@ -95,11 +68,10 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     # Seat 0 may not get to bid (a bid of 3 ends the auction) but always plays a card or a
     # pass, and then sees who the landlord is and the kitty.
     assert re.search(r"Landlord: seat \d \((?:you|bot)\) at bid \d, kitty", text)
-    final = text[text.index("Final scores") :]
-    scores = re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)
+    scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1", "2"]
-    assert sum(int(v) for _, v in scores) == 0
-    assert "Winner(s): seat" in final
+    assert sum(v for _, v in scores) == 0
+    assert "Winner(s): seat" in text[text.index("Final scores") :]
 
 
 @pytest.mark.e2e
