@@ -576,6 +576,9 @@ class SQLiteStore(Store):
             return []
         try:
             outcomes = [self._apply(conn, w) for w in batch]
+            # the events of the writes that won their compare-and-set, in one statement
+            rows = [r for w, o in zip(batch, outcomes, strict=True) if o is None for r in w.event_rows]
+            conn.executemany(INSERT_EVENT, rows)
             conn.execute("COMMIT")
         except sqlite3.Error as e:
             # not a lost compare-and-set (those are outcomes) but a broken write, a full disk...
@@ -591,8 +594,9 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _apply(conn: sqlite3.Connection, w: _Write) -> StoreError | None:
-        """One write inside the batch's transaction. A refused write changes nothing and
-        returns its error; an unexpected SQLite error raises (the batch is rolled back)."""
+        """One write's table row inside the batch's transaction (its events go in after the
+        batch's rows). A refused write changes nothing and returns its error; an unexpected
+        SQLite error raises (the batch is rolled back)."""
         if w.expected is None:
             try:
                 conn.execute(w.sql, w.args)
@@ -609,7 +613,6 @@ class SQLiteStore(Store):
                 return VersionConflict(
                     f"table {w.table_id} is at version {found[0][0]}, not {w.expected}"
                 )
-        conn.executemany(INSERT_EVENT, w.event_rows)
         return None
 
     def _settle(self, batch: list[_Write], outcomes: Sequence[BaseException | None]) -> None:
