@@ -217,6 +217,9 @@ class _Reader:
         self._conn: aioredis.Redis | None = None
         self._client_id: int | None = None
         self._reading: dict[str, int] = {}  # table -> version the XREAD in flight reads after
+        # when the reader lost Redis, until it has it again (kept across reader tasks: a task
+        # whose waiters all gave up meanwhile ends, the next one logs the reconnection)
+        self._lost: float | None = None
 
     async def wait(self, table_id: str, after_version: int, timeout: float) -> None:
         loop = asyncio.get_running_loop()
@@ -257,7 +260,6 @@ class _Reader:
             self._conn = self._store._new_connection(socket_timeout=READER_SOCKET_TIMEOUT)
         conn = self._conn
         prefix_len = len(self._store._stream_key(""))
-        lost: float | None = None  # when the reader lost Redis, while it has not found it again
         while True:
             reading = self._streams()
             if not reading:
@@ -265,10 +267,10 @@ class _Reader:
             try:
                 if self._client_id is None:
                     self._client_id = int(await conn.client_id())
-                    if lost is not None:
-                        down = round(time.monotonic() - lost, 2)
+                    if self._lost is not None:
+                        down = round(time.monotonic() - self._lost, 2)
                         log.info("stream_reader_reconnected", down_s=down)
-                        lost = None
+                        self._lost = None
                     continue  # waiters came or went meanwhile: read the key set again
                 self._reading = reading
                 found = await conn.xread(
@@ -280,8 +282,8 @@ class _Reader:
                 # Redis gone (killed, restarting, loading its data) or an unexpected reply:
                 # the connection reconnects on the next command, as another client (hence a new
                 # client id); waiters fall back on their own timeouts meanwhile
-                if lost is None:
-                    lost = time.monotonic()
+                if self._lost is None:
+                    self._lost = time.monotonic()
                     log.warning("stream_reader_lost_redis", error=f"{type(e).__name__}: {e}")
                 self._client_id = None
                 self._reading = {}

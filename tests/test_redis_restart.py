@@ -13,11 +13,13 @@ its version, the spectator's stream is gapless, and B's reader wakes the stream 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import statistics
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,6 +131,15 @@ def internal_errors(log: Path) -> list[str]:
     return bad
 
 
+def log_events(log: Path) -> Counter[str]:
+    """How often each event name appears in a server's JSON log."""
+    said: Counter[str] = Counter()
+    for line in log.read_text().splitlines():
+        with contextlib.suppress(ValueError):
+            said[json.loads(line).get("event", "")] += 1
+    return said
+
+
 def test_redis_killed_mid_game(
     stack: tuple[PrivateRedis, ServerProcess, ServerProcess], tmp_path: Path
 ) -> None:
@@ -175,6 +186,7 @@ def test_redis_killed_mid_game(
         during = outage_codes(a, b, tid, seat=min(a.tokens))
         assert all(code == "UNAVAILABLE" for code, _ in during.values()), during
         assert all(UNREACHABLE in details for _, details in during.values()), during
+        time.sleep(0.5)  # a few rounds of the servers' background loops meet the outage too
         redis.start()  # same port and data dir: the append-only file is replayed
 
         # nothing restarted: the same server processes answer, from the state Redis kept
@@ -217,6 +229,13 @@ def test_redis_killed_mid_game(
         assert bot_moves, "the bot made no move after Redis came back"
         for server in (server_a, server_b):
             assert internal_errors(server.db.with_suffix(".log")) == []
+        # what operators read: the outage and the recovery, once each
+        said = log_events(server_b.db.with_suffix(".log"))
+        assert said["stream_reader_lost_redis"] >= 1 and said["stream_reader_reconnected"] >= 1
+        for server in (server_a, server_b):
+            said = log_events(server.db.with_suffix(".log"))
+            assert said["background_paused_store_unreachable"] == 1, said
+            assert said["background_resumed"] == 1, said
     finally:
         code = bots.stop()
         a.close()
