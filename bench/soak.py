@@ -7,9 +7,16 @@
   legal moves with `expected_version`), and a spectator stream follows each table;
 - bot tables (every seat reserved for a `random` bot) are played by the bot worker, with a
   turn timer, so that seats held by a killed worker are played by the server;
-- every `--kill-every` seconds (on average) the server or the bot worker is killed with
-  SIGKILL and started again (same port, same store). A Redis store itself is never killed:
-  it may be shared; kill it by hand to try that.
+- every `--kill-every` seconds (on average) one of the `--kill` victims is killed with SIGKILL
+  and started again: the server (same port, same store), the bot worker, or Redis.
+
+Stores (`--store`): `sqlite` (default, a file in a temp dir); `redis-private`: the soak starts
+its own `redis-server` (on PATH) on a free port with a temp data dir, `appendonly yes` and
+`appendfsync always` (so every write Redis acknowledged survives its SIGKILL), and adds Redis
+to the victims: it is killed, left down for `--redis-down` seconds (clients get UNAVAILABLE
+meanwhile) and restarted on the same port and data dir; or a `redis://` URL, a Redis that may
+be shared and is therefore never killed (a URL without `prefix=` gets a unique one, whose keys
+are deleted afterwards).
 
 Afterwards it waits for the started tables to finish and checks: every table finished, every
 acknowledged move is in the table's event log at the version it was acknowledged with, and
@@ -24,12 +31,15 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,11 +49,13 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from google.protobuf import struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.redis_private import PrivateRedis
 from bench.rpc_latency import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
          grpc.StatusCode.CANCELLED}
+VICTIMS = ("server", "bots", "redis")
 
 
 @dataclass
@@ -133,9 +145,10 @@ def _options(**extra: object) -> struct_pb2.Struct:
     return s
 
 
-async def scripted_tables(stub: pb_grpc.CroupierStub, soak: Soak, until: float,
-                          rng: random.Random) -> None:
-    """Creates and plays tables, one after the other, until the clock runs out."""
+async def scripted_tables(stub: pb_grpc.CroupierStub, watch: pb_grpc.CroupierStub, soak: Soak,
+                          until: float, rng: random.Random) -> None:
+    """Creates and plays tables, one after the other, until the clock runs out; `watch` (another
+    replica, if there are several) streams them."""
     while time.monotonic() < until:
         table = await retrying(soak, stub.CreateTable,
                                pb.CreateTableRequest(game="dou_dizhu", options=_options()))
@@ -153,7 +166,7 @@ async def scripted_tables(stub: pb_grpc.CroupierStub, soak: Soak, until: float,
             soak.started.remove(tid)
             del soak.acked[tid]
             continue
-        follower = asyncio.create_task(follow(stub, tid, soak))
+        follower = asyncio.create_task(follow(watch, tid, soak))
         await play(stub, tid, tokens, soak, rng)
         await follower
 
@@ -211,7 +224,8 @@ async def follow(stub: pb_grpc.CroupierStub, tid: str, soak: Soak) -> None:
             await asyncio.sleep(0.2)
 
 
-async def bot_tables(stub: pb_grpc.CroupierStub, soak: Soak, until: float) -> None:
+async def bot_tables(stub: pb_grpc.CroupierStub, watch: pb_grpc.CroupierStub, soak: Soak,
+                     until: float) -> None:
     while time.monotonic() < until:
         # a killed bot worker takes its seat tokens with it: the turn timer lets the server
         # play those seats (after two timeouts at once) so that the table still finishes
@@ -219,46 +233,112 @@ async def bot_tables(stub: pb_grpc.CroupierStub, soak: Soak, until: float) -> No
             pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * 3)
         table = await retrying(soak, stub.CreateTable, req)
         soak.started.append(table.table_id)
-        await follow(stub, table.table_id, soak)
+        await follow(watch, table.table_id, soak)
 
 
-async def killer(server: Child, bots: Child, address: str, until: float, every: float,
-                 rng: random.Random, kills: Counter[str]) -> None:
-    while True:
+async def killer(victims: dict[str, Callable[[], Awaitable[None]]], until: float,
+                 every: float, rng: random.Random, kills: Counter[str]) -> None:
+    """Every `every` s on average, a victim is killed and restarted: each one in turn, in an
+    order shuffled anew every round, so that a short run still kills every kind."""
+    order: list[str] = []
+    while victims:
         await asyncio.sleep(rng.expovariate(1 / every))
         if time.monotonic() >= until:
             return
-        victim = rng.choice(["server", "bots"])
-        if victim == "server":
-            server.kill()
-            server.start()
-            await wait_serving(address)
-        else:
-            bots.kill()
-            bots.start()
+        if not order:
+            order = rng.sample(sorted(victims), len(victims))
+        victim = order.pop()
+        await victims[victim]()
         kills[victim] += 1
 
 
+def store_url(args: argparse.Namespace, tmp: Path) -> tuple[str, PrivateRedis | None, str]:
+    """(the server's store URL, the private Redis started for it, a key prefix to delete
+    afterwards from a shared Redis)."""
+    if args.store in ("", "sqlite"):
+        return f"sqlite:{tmp / 'croupier.db'}", None, ""
+    if args.store == "redis-private":
+        redis = PrivateRedis(tmp / "redis").start()
+        return f"{redis.url}?prefix=soak:", redis, ""
+    if args.store.startswith(("redis://", "rediss://")) and "prefix=" not in args.store:
+        # a shared Redis: keys of this run only, never the default prefix of a deployment
+        prefix = f"croupier-soak:{uuid.uuid4().hex}:"
+        sep = "&" if "?" in args.store else "?"
+        return f"{args.store}{sep}prefix={prefix}", None, prefix
+    return args.store, None, ""
+
+
+def delete_prefix(url: str, prefix: str) -> None:
+    """SCAN + DEL of this run's keys (never FLUSHDB: the Redis may be shared)."""
+    import redis
+
+    conn = redis.Redis.from_url(url.split("?", 1)[0])
+    try:
+        keys = list(conn.scan_iter(match=f"{prefix}*", count=500))
+        for i in range(0, len(keys), 500):
+            conn.delete(*keys[i:i + 500])
+    finally:
+        conn.close()
+
+
 async def run(args: argparse.Namespace) -> int:
+    wanted = [v for v in args.kill.split(",") if v and v != "none"] if args.kill else None
+    if wanted is not None and (unknown := set(wanted) - set(VICTIMS)):
+        raise SystemExit(f"--kill: unknown victims {sorted(unknown)}; known: {VICTIMS}")
+    if args.replicas > 1 and not args.store.startswith(("redis", "rediss")):
+        raise SystemExit("--replicas > 1 needs a Redis store (redis-private or a redis:// URL)")
+    if wanted is not None and "redis" in wanted and args.store != "redis-private":
+        raise SystemExit("--kill redis needs --store redis-private: the soak kills only a "
+                         "Redis it started itself")
     tmp = Path(tempfile.mkdtemp(prefix="croupier-soak-"))
-    address = f"127.0.0.1:{free_port()}"
-    store = args.store or f"sqlite:{tmp / 'croupier.db'}"
-    server = Child(["serve", "--listen", address, "--store", store, "--fill-interval", "0.2"],
-                   tmp / "server.log")
-    await wait_serving(address)
-    bots = Child(["bots", "--server", address, "--poll", "0.2", "--workers",
+    addresses = [f"127.0.0.1:{free_port()}" for _ in range(args.replicas)]
+    store, redis, shared_prefix = store_url(args, tmp)
+    servers = [Child(["serve", "--listen", a, "--store", store, "--fill-interval", "0.2"],
+                     tmp / f"server{i}.log") for i, a in enumerate(addresses)]
+    for address in addresses:
+        await wait_serving(address)
+    server = servers[0]  # whose memory is reported
+    # several replicas: one target naming all of them, the worker's channel balances per call
+    target = addresses[0] if len(addresses) == 1 else "ipv4:" + ",".join(addresses)
+    bots = Child(["bots", "--server", target, "--poll", "0.2", "--workers",
                   str(args.bot_workers)], tmp / "bots.log")
     rng = random.Random(args.seed)
     soak, kills = Soak(), Counter()
+
+    async def kill_server() -> None:
+        i = rng.randrange(len(servers))
+        servers[i].kill()
+        servers[i].start()
+        await wait_serving(addresses[i])
+
+    async def kill_bots() -> None:
+        bots.kill()
+        bots.start()
+
+    async def kill_redis() -> None:
+        assert redis is not None
+        redis.kill()
+        await asyncio.sleep(args.redis_down)  # calls meanwhile: UNAVAILABLE, retried
+        await asyncio.to_thread(redis.start)  # same port and data dir: the AOF replayed
+
+    victims = {"server": kill_server, "bots": kill_bots, "redis": kill_redis}
+    chosen = wanted if wanted is not None else [
+        v for v in VICTIMS if v != "redis" or redis is not None]
     start = time.monotonic()
     until = start + args.seconds
     rss_start = server.rss_mb()
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = pb_grpc.CroupierStub(channel)
-        jobs = [scripted_tables(stub, soak, until, random.Random(rng.random()))
-                for _ in range(args.scripted)]
-        jobs += [bot_tables(stub, soak, until) for _ in range(args.bot_tables)]
-        jobs.append(killer(server, bots, address, until, args.kill_every, rng, kills))
+    channels = [grpc.aio.insecure_channel(a) for a in addresses]
+    stubs = [pb_grpc.CroupierStub(c) for c in channels]
+    stub = stubs[0]
+    try:
+        # loop i moves through replica i and streams through the next one
+        n = len(stubs)
+        jobs = [scripted_tables(stubs[i % n], stubs[(i + 1) % n], soak, until,
+                                random.Random(rng.random())) for i in range(args.scripted)]
+        jobs += [bot_tables(stubs[i % n], stubs[(i + 1) % n], soak, until)
+                 for i in range(args.bot_tables)]
+        jobs.append(killer({v: victims[v] for v in chosen}, until, args.kill_every, rng,
+                           kills))
         try:
             await asyncio.wait_for(asyncio.gather(*jobs), args.seconds + args.drain)
         except TimeoutError:
@@ -279,8 +359,16 @@ async def run(args: argparse.Namespace) -> int:
             for version, move in acked.items():
                 if events.get(version) is None or events[version].move != move:
                     soak.problems.append(f"{tid}: acknowledged move {move!r} at {version} lost")
-    server.stop()
+    finally:
+        for channel in channels:
+            await channel.close()
+    for child in servers:
+        child.stop()
     bots.stop()
+    if redis is not None:
+        redis.stop(remove=False)
+    if shared_prefix:
+        delete_prefix(store, shared_prefix)
     for tid, seen in soak.streams.items():
         if seen != list(range(1, len(seen) + 1)):
             soak.problems.append(f"{tid}: stream not gapless: {seen[:20]}...")
@@ -290,7 +378,7 @@ async def run(args: argparse.Namespace) -> int:
     stream_moves = sum(len(v) for v in soak.streams.values())
     lat = sorted(soak.latencies)
     print(f"soak: {elapsed:.0f} s, {args.scripted} scripted + {args.bot_tables} bot table loops, "
-          f"store {store.split(':')[0]}, kills {dict(kills)}")
+          f"store {args.store}, kills {dict(kills)}")
     print(f"tables started {len(soak.started)}, finished {len(soak.finished)}")
     print(f"scripted moves acknowledged {soak.moves} ({soak.moves / elapsed:.1f}/s); events "
           f"streamed {stream_moves} ({stream_moves / elapsed:.1f}/s)")
@@ -301,8 +389,13 @@ async def run(args: argparse.Namespace) -> int:
     print(f"server RSS in its last life: {rss_start:.1f} MB at start, {rss_end:.1f} MB at end")
     for problem in soak.problems[:20]:
         print("PROBLEM:", problem)
-    print("OK" if not soak.problems else f"FAILED: {len(soak.problems)} problem(s); logs in {tmp}")
-    return 0 if not soak.problems else 1
+    if soak.problems:
+        print(f"FAILED: {len(soak.problems)} problem(s); logs in {tmp}")
+        return 1
+    print(f"OK; logs in {tmp}")
+    if redis is not None:
+        shutil.rmtree(redis.dir, ignore_errors=True)  # its append-only file, tens of MB
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,7 +411,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="mean seconds between kills (default 10)")
     parser.add_argument("--drain", type=float, default=120.0,
                         help="seconds the started tables get to finish after the end")
-    parser.add_argument("--store", default="", help="store URL (default: SQLite in a temp dir)")
+    parser.add_argument("--store", default="sqlite",
+                        help="sqlite (default: a file in a temp dir), redis-private (a "
+                        "redis-server of its own, killed too) or a redis:// URL (never killed)")
+    parser.add_argument("--kill", default="",
+                        help="comma-separated victims among server, bots, redis (default: "
+                        "server,bots, and redis with --store redis-private; 'none': no kills)")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="server replicas on one Redis store (default 1); each scripted "
+                        "loop moves through one and streams through the next")
+    parser.add_argument("--redis-down", type=float, default=1.0,
+                        help="seconds a killed private Redis stays down (default 1)")
     parser.add_argument("--seed", type=int, default=1)
     return asyncio.run(run(parser.parse_args(argv)))
 

@@ -492,19 +492,29 @@ async def fill_seats_forever(tables: Tables, interval: float) -> None:
     from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
 
     bg = get_logger("croupier.fill")
+    # (name, round, log event and field for what it did)
+    jobs: tuple[tuple[str, Callable[[], Awaitable[int]], str, str], ...] = (
+        ("fill", tables.open_due_seats, "seats_opened_to_bots", "tables"),
+        ("turn_timer", lambda: tables.play_overdue(get_heuristic), "turns_timed_out", "moves"),
+    )
+    store_down = False  # a store outage (Redis restarting) is logged once, not every round
     while True:
-        try:
-            changed = await tables.open_due_seats()
-            if changed:
-                bg.info("seats_opened_to_bots", tables=changed)
-        except Exception as exc:  # keep filling even if one round fails
-            bg.error("fill_failed", error=type(exc).__name__)
-        try:
-            played = await tables.play_overdue(get_heuristic)
-            if played:
-                bg.info("turns_timed_out", moves=played)
-        except Exception as exc:
-            bg.error("turn_timer_failed", error=type(exc).__name__)
+        for name, job, event, field_ in jobs:
+            try:
+                done = await job()
+            except StoreUnavailable as exc:
+                if not store_down:
+                    bg.warning("background_paused_store_unreachable", error=str(exc))
+                    store_down = True
+                continue
+            except Exception as exc:  # keep going even if one round fails
+                bg.error(f"{name}_failed", error=type(exc).__name__)
+                continue
+            if store_down:
+                bg.info("background_resumed")
+                store_down = False
+            if done:
+                bg.info(event, **{field_: done})
         await asyncio.sleep(interval)
 
 

@@ -34,14 +34,17 @@ import asyncio
 import contextlib
 import json
 import math
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service.logging import get_logger
 from service.store import (
     TIMER_OPTION,
     Event,
@@ -65,6 +68,32 @@ from service.store import (
 DEFAULT_PREFIX = "croupier:"
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
 READER_BLOCK_MS = 5000
+# the reader's socket timeout (s): beyond its XREAD's block, or a read timed out on the client
+# at the moment Redis answered "nothing new" (redis-py's default is 5 s, as long as the block),
+# and the reader reconnected every few seconds
+READER_SOCKET_TIMEOUT = READER_BLOCK_MS / 1000 + 10
+# pause before the reader tries again after losing Redis (s); its waiters meanwhile fall back
+# on their own timeouts
+READER_RETRY_SECONDS = 0.2
+
+log = get_logger("croupier.store")
+
+
+def _connection_options() -> dict[str, Any]:
+    """Options for every Redis connection of the store.
+
+    redis-py 7+ enables "maintenance notifications" by default (`auto`), and with them its pool
+    skips the check that a connection it hands out is still open. After Redis restarted, each
+    idle pooled connection then failed its first command ("Connection closed by server"), so
+    a client got UNAVAILABLE even though Redis was back. Those notifications come from managed
+    Redis over RESP3 only; the store speaks RESP2, so switching them off loses nothing and
+    brings the check back: a stale connection is reconnected before it is used.
+    """
+    try:
+        from redis.maint_notifications import MaintNotificationsConfig
+    except ImportError:  # older redis-py: no such notifications, the check always runs
+        return {}
+    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
 # ids read from an index per round while a filtered listing fills its page
 LIST_PAGE = 200
 
@@ -188,6 +217,9 @@ class _Reader:
         self._conn: aioredis.Redis | None = None
         self._client_id: int | None = None
         self._reading: dict[str, int] = {}  # table -> version the XREAD in flight reads after
+        # when the reader lost Redis, until it has it again (kept across reader tasks: a task
+        # whose waiters all gave up meanwhile ends, the next one logs the reconnection)
+        self._lost: float | None = None
 
     async def wait(self, table_id: str, after_version: int, timeout: float) -> None:
         loop = asyncio.get_running_loop()
@@ -225,7 +257,7 @@ class _Reader:
 
     async def _run(self) -> None:
         if self._conn is None:
-            self._conn = self._store._new_connection()
+            self._conn = self._store._new_connection(socket_timeout=READER_SOCKET_TIMEOUT)
         conn = self._conn
         prefix_len = len(self._store._stream_key(""))
         while True:
@@ -235,19 +267,27 @@ class _Reader:
             try:
                 if self._client_id is None:
                     self._client_id = int(await conn.client_id())
-                    reading = self._streams()  # waiters that came meanwhile
+                    if self._lost is not None:
+                        down = round(time.monotonic() - self._lost, 2)
+                        log.info("stream_reader_reconnected", down_s=down)
+                        self._lost = None
+                    continue  # waiters came or went meanwhile: read the key set again
                 self._reading = reading
                 found = await conn.xread(
                     {self._store._stream_key(t): f"0-{v}" for t, v in reading.items()},
                     count=1,
                     block=READER_BLOCK_MS,
                 )
-            except (RedisConnectionError, RedisTimeoutError):
-                # reconnects on the next command, as another client: waiters fall back on
-                # their own timeouts meanwhile
+            except RedisError as e:
+                # Redis gone (killed, restarting, loading its data) or an unexpected reply:
+                # the connection reconnects on the next command, as another client (hence a new
+                # client id); waiters fall back on their own timeouts meanwhile
+                if self._lost is None:
+                    self._lost = time.monotonic()
+                    log.warning("stream_reader_lost_redis", error=f"{type(e).__name__}: {e}")
                 self._client_id = None
                 self._reading = {}
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(READER_RETRY_SECONDS)
                 continue
             self._reading = {}
             for key, entries in found or ():
@@ -286,7 +326,10 @@ class RedisStore(Store):
         # connection instead of failing (redis-py 8's default pool refuses the 101st at once,
         # which turned 100 busy tables into UNAVAILABLE answers)
         pool = aioredis.BlockingConnectionPool.from_url(
-            self._url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
+            self._url,
+            max_connections=POOL_CONNECTIONS,
+            timeout=POOL_WAIT_SECONDS,
+            **_connection_options(),
         )
         self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._script = self._redis.register_script(COMMIT_LUA)
@@ -299,8 +342,10 @@ class RedisStore(Store):
         self._idx_timed = f"{p}idx:timed"  # timed tables while playing
         self._games = f"{p}idx:games"  # the names of the games with a game index
 
-    def _new_connection(self) -> aioredis.Redis:
-        return aioredis.from_url(self._url, single_connection_client=True)
+    def _new_connection(self, **options: Any) -> aioredis.Redis:
+        return aioredis.from_url(
+            self._url, single_connection_client=True, **_connection_options(), **options
+        )
 
     # --- keys ---------------------------------------------------------------------------
     def _record_key(self, table_id: str) -> str:

@@ -1,0 +1,338 @@
+"""Redis killed (SIGKILL) mid-game and restarted: the service rides it out by itself.
+
+Real processes: a private `redis-server` of this test (free port, temp dir, append-only file
+with `appendfsync always`, so every write Redis acknowledged survives the kill; never the
+shared Redis), two `croupier serve` replicas on it and a bot worker. People move through
+replica A, the bot plays the third seat, a spectator follows on replica B, which hears A's
+moves only through its XREAD reader. While Redis is down every RPC must answer UNAVAILABLE
+with a message saying so (never INTERNAL, no process dies); once it is back, without
+restarting anything, the table plays on to its end, every acknowledged move is in the log at
+its version, the spectator's stream is gapless, and B's reader wakes the stream again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import statistics
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
+
+from bench.redis_private import PrivateRedis, redis_server_binary
+from service.store import EventKind, StoreUnavailable
+from tests.bot_support import Bots, bot_seats, human_seat
+from tests.support import Client, ServerProcess
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        redis_server_binary() is None,
+        reason="redis-server is not installed: this test kills a Redis of its own",
+    ),
+]
+
+UNREACHABLE = "the table store is unreachable"
+
+
+class Spectator(threading.Thread):
+    """Follows a table as a spectator, resuming after every UNAVAILABLE from the last version
+    it saw; records each event's version and the moment it arrived."""
+
+    def __init__(self, address: str, table_id: str) -> None:
+        super().__init__(daemon=True)
+        self.client = Client(address)
+        self.table_id = table_id
+        self.arrived: dict[int, float] = {}
+        self.versions: list[int] = []
+        self.moves: dict[int, str] = {}
+        self.errors: list[grpc.StatusCode] = []
+        self.ended = threading.Event()
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not self.ended.is_set():
+            last = self.versions[-1] if self.versions else 0
+            try:
+                for event in self.client.stream(self.table_id, from_version=last, timeout=30):
+                    self.versions.append(event.version)
+                    self.moves[event.version] = event.move
+                    self.arrived[event.version] = time.monotonic()
+                    if event.kind == pb.EVENT_KIND_END:
+                        self.ended.set()
+            except grpc.RpcError as e:
+                self.errors.append(e.code())
+                time.sleep(0.1)
+        self.client.close()
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[tuple[PrivateRedis, ServerProcess, ServerProcess]]:
+    redis = PrivateRedis(tmp_path / "redis").start()
+    url = f"{redis.url}?prefix=restart:"
+    a = b = None
+    try:
+        a = ServerProcess(db=tmp_path / "a.db", store=url).start()
+        b = ServerProcess(db=tmp_path / "b.db", store=url).start()
+        yield redis, a, b
+    finally:
+        for server in (a, b):
+            if server is not None and server.proc is not None and server.proc.poll() is None:
+                server.stop()
+        redis.stop()
+
+
+def outage_codes(a: Client, b: Client, table_id: str, seat: int) -> dict[str, tuple[str, str]]:
+    """Every kind of call, against both replicas, while Redis is down: (code, details)."""
+    calls = {
+        "A GetView": lambda: a.view(table_id),
+        "A GetView seat": lambda: a.view(table_id, seat),
+        "A SubmitMove": lambda: a.move(table_id, seat, "pass", 1),
+        "A CreateTable": lambda: a.create(),
+        "A JoinTable": lambda: a.stub.JoinTable(pb.JoinTableRequest(table_id=table_id), timeout=5),
+        "A ListTables": lambda: a.stub.ListTables(pb.ListTablesRequest(), timeout=5),
+        "A StreamTable": lambda: list(a.stream(table_id, from_version=1, timeout=5)),
+        "B GetView": lambda: b.view(table_id),
+        "B StreamTable": lambda: list(b.stream(table_id, from_version=1, timeout=5)),
+        "B ExportRecord": lambda: b.stub.ExportRecord(
+            pb.ExportRecordRequest(table_id=table_id), timeout=5
+        ),
+    }
+    out = {}
+    for name, call in calls.items():
+        try:
+            call()
+            out[name] = ("OK", "")
+        except grpc.RpcError as e:
+            out[name] = (e.code().name, e.details())
+    return out
+
+
+def internal_errors(log: Path) -> list[str]:
+    """Server log lines (JSON) that report an internal error."""
+    bad = []
+    for line in log.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            bad.append(line)  # a traceback or anything else that is not a log event
+            continue
+        if entry.get("event") == "rpc_internal_error" or entry.get("code") == "INTERNAL":
+            bad.append(line)
+    return bad
+
+
+def log_events(log: Path) -> Counter[str]:
+    """How often each event name appears in a server's JSON log."""
+    said: Counter[str] = Counter()
+    for line in log.read_text().splitlines():
+        with contextlib.suppress(ValueError):
+            said[json.loads(line).get("event", "")] += 1
+    return said
+
+
+def test_redis_killed_mid_game(
+    stack: tuple[PrivateRedis, ServerProcess, ServerProcess], tmp_path: Path
+) -> None:
+    redis, server_a, server_b = stack
+    rng = random.Random(10)
+    a, b = Client(server_a.address), Client(server_b.address)
+    bots = Bots(server_a.address, tmp_path / "bots.log", poll=0.1)
+    try:
+        opts = struct_pb2.Struct()
+        opts.update({"deals": 1})
+        table = a.create(players=3, options=opts, seats=[human_seat(), human_seat(), *bot_seats(1)])
+        tid = table.table_id
+        a.join(tid, "p0", seat=0)
+        a.join(tid, "p1", seat=1)
+        spectator = Spectator(server_b.address, tid)
+        spectator.start()
+        acked: dict[int, str] = {}
+
+        def my_move() -> bool:
+            """One move by seats 0/1 when one is to act; False once the match is over."""
+            public = a.view(tid)
+            if public.table.status == pb.TABLE_STATUS_FINISHED:
+                return False
+            mine = [s for s in public.to_act if s in a.tokens]
+            if not mine:
+                time.sleep(0.02)  # the bot's turn
+                return True
+            view = a.view(tid, mine[0])
+            if not view.legal_moves:
+                return True
+            reply = a.move(tid, mine[0], rng.choice(list(view.legal_moves)), view.version)
+            finished = reply.view.table.status == pb.TABLE_STATUS_FINISHED
+            acked[reply.version - (1 if finished else 0)] = reply.move
+            return not finished
+
+        while len(acked) < 8:  # the bidding and a few plays, the bot's turns among them
+            assert my_move()
+        deadline = time.monotonic() + 10
+        while spectator.versions[-1:] != [a.view(tid).version] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        before = a.view(tid).version
+
+        redis.kill()
+        during = outage_codes(a, b, tid, seat=min(a.tokens))
+        assert all(code == "UNAVAILABLE" for code, _ in during.values()), during
+        assert all(UNREACHABLE in details for _, details in during.values()), during
+        time.sleep(0.5)  # a few rounds of the servers' background loops meet the outage too
+        redis.start()  # same port and data dir: the append-only file is replayed
+
+        # nothing restarted: the same server processes answer, from the state Redis kept
+        assert server_a.proc.poll() is None and server_b.proc.poll() is None
+        assert bots.alive(), bots.describe()
+        assert a.view(tid).version == before
+        assert b.view(tid).version == before
+
+        # B's spectator resumes; then each of A's moves reaches it through B's XREAD reader,
+        # not the 1 s fallback poll: every move is made 0.1 s after the previous one arrived
+        latencies = []
+        while True:
+            deadline = time.monotonic() + 15
+            while spectator.versions[-1:] != [a.view(tid).version]:
+                assert time.monotonic() < deadline, "spectator on B did not catch up"
+                time.sleep(0.01)
+            time.sleep(0.1)
+            n = len(acked)
+            made = time.monotonic()
+            if not my_move():
+                break
+            if len(acked) > n and len(latencies) < 6:
+                version = max(acked)
+                while version not in spectator.arrived and time.monotonic() - made < 5:
+                    time.sleep(0.005)
+                latencies.append(spectator.arrived.get(version, made + 5) - made)
+        assert spectator.ended.wait(20), "the spectator never saw the END event"
+        assert len(latencies) >= 3, latencies
+        assert statistics.median(latencies) < 0.5, latencies  # dead reader: about 0.9 s each
+
+        # every acknowledged move is in the log at its version, as B streams it from the start
+        log = {e.version: e for e in b.stream(tid, timeout=10)}
+        for version, move in acked.items():
+            assert log[version].move == move, (version, move)
+        assert spectator.versions == list(range(1, len(spectator.versions) + 1))
+        assert spectator.versions[-1] == max(log)
+        assert a.view(tid).table.status == pb.TABLE_STATUS_FINISHED
+        # the bot played on after the outage (its turns came after the restart too)
+        bot_moves = [v for v, e in log.items() if e.seat == 2 and v > before and e.move]
+        assert bot_moves, "the bot made no move after Redis came back"
+        for server in (server_a, server_b):
+            assert internal_errors(server.db.with_suffix(".log")) == []
+        # what operators read: the outage and the recovery, once each
+        said = log_events(server_b.db.with_suffix(".log"))
+        assert said["stream_reader_lost_redis"] >= 1 and said["stream_reader_reconnected"] >= 1
+        for server in (server_a, server_b):
+            said = log_events(server.db.with_suffix(".log"))
+            assert said["background_paused_store_unreachable"] == 1, said
+            assert said["background_resumed"] == 1, said
+    finally:
+        code = bots.stop()
+        a.close()
+        b.close()
+    assert code == 0, bots.describe()
+
+
+# --- the store itself, against the same kind of private Redis ---------------------------
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    redis = PrivateRedis(tmp_path / "redis").start()
+    yield redis
+    redis.stop()
+
+
+def test_pool_reconnects_every_idle_connection(private_redis: PrivateRedis) -> None:
+    """After a restart of Redis, no call fails on a pooled connection left over from the old
+    process (redis-py's maintenance notifications had switched off its check for those)."""
+    from service.store_redis import RedisStore
+    from tests.test_store import event, record
+
+    async def scenario() -> list[str]:
+        store = RedisStore(f"{private_redis.url}?prefix=pool:")
+        try:
+            await store.create(record("t1"), [event("t1", 1, EventKind.CREATED)])
+            await asyncio.gather(*(store.get("t1") for _ in range(16)))  # 16 open connections
+            private_redis.kill()
+            await asyncio.sleep(0.2)  # a server's loop runs meanwhile: the sockets see the end
+            await asyncio.to_thread(private_redis.start)
+            failures = []
+            for _ in range(20):  # one by one: each may take another idle connection
+                try:
+                    assert (await store.get("t1")) is not None
+                except StoreUnavailable as e:
+                    failures.append(str(e))
+            results = await asyncio.gather(
+                *(store.events_after("t1", 0) for _ in range(16)), return_exceptions=True
+            )
+            failures += [repr(r) for r in results if isinstance(r, BaseException)]
+            return failures
+        finally:
+            await store.close()
+
+    assert asyncio.run(scenario()) == []
+
+
+def test_reader_survives_restart_and_stays_connected(private_redis: PrivateRedis) -> None:
+    """The blocked XREAD reader: waiters that come and go while Redis is away do not kill it,
+    it wakes waiters for writes made after the restart by another store (another replica),
+    and an idle XREAD cycle (no write for longer than its block) does not cost a reconnect."""
+    import redis as redis_sync
+
+    from service import store_redis
+    from service.store_redis import RedisStore
+    from tests.test_store import event, record
+
+    url = f"{private_redis.url}?prefix=reader:"
+
+    def connections(conn: redis_sync.Redis) -> int:
+        return int(conn.info("stats")["total_connections_received"])
+
+    async def scenario() -> tuple[float, int]:
+        watcher, writer = RedisStore(url), RedisStore(url)
+        try:
+            await writer.create(record("t1"), [event("t1", 1, EventKind.CREATED)])
+            await writer.create(record("t2"), [event("t2", 1, EventKind.CREATED)])
+            first = asyncio.create_task(watcher.wait_for_change("t1", 1, 30))
+            await asyncio.sleep(0.2)  # the reader is blocked in its XREAD
+            private_redis.kill()
+            # waiters that give up while Redis is away (their streams ended with UNAVAILABLE)
+            await asyncio.gather(*(watcher.wait_for_change("t2", 1, 0.05) for _ in range(5)))
+            first.cancel()
+            await asyncio.gather(first, return_exceptions=True)
+            await asyncio.sleep(0.3)
+            await asyncio.to_thread(private_redis.start)
+            waiting = asyncio.create_task(watcher.wait_for_change("t1", 1, 10))
+            await asyncio.sleep(0.5)  # the reader is back and blocked again
+            started = time.monotonic()
+            await writer.commit(record("t1", version=2), [event("t1", 2)], 1)
+            await waiting
+            woke = time.monotonic() - started
+            info = redis_sync.Redis.from_url(private_redis.url)
+            before = connections(info)
+            # longer than one XREAD block with nothing written: the reader keeps its connection
+            idle = asyncio.create_task(watcher.wait_for_change("t2", 1, 30))
+            await asyncio.sleep(store_redis.READER_BLOCK_MS / 1000 + 1.5)
+            idle.cancel()
+            await asyncio.gather(idle, return_exceptions=True)
+            after = connections(info)
+            info.close()
+            return woke, after - before
+        finally:
+            await watcher.close()
+            await writer.close()
+
+    woke, reconnects = asyncio.run(scenario())
+    assert woke < 2.0, woke  # the reader woke it: its own timeout was 10 s
+    assert reconnects == 0
