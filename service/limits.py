@@ -214,11 +214,12 @@ class SharedCounts:
     (two replicas creating at the same instant may let one table past the limit)."""
 
     def __init__(self, url: str, lease_seconds: float = 30.0) -> None:
-        from service.store_redis import parse_url
+        from service.store_redis import connection_options, parse_url
 
         self.url, self.prefix, _ = parse_url(url)
         self.lease_seconds = lease_seconds
-        self._redis = aioredis.Redis.from_url(self.url)
+        self._options = connection_options()  # as the store's: fresh after a Redis restart
+        self._redis = aioredis.Redis.from_url(self.url, **self._options)
         self._take = self._redis.register_script(TAKE_STREAM_LUA)
         self._leases: dict[str, str] = {}  # lease id -> table id, this server's open streams
         self._server = secrets.token_hex(6)
@@ -229,7 +230,7 @@ class SharedCounts:
         scheme, rest = self.url.split("://", 1)
         return RedisStorage(
             f"async+{scheme}://{rest}", implementation="redispy",
-            key_prefix=f"{self.prefix}limits",
+            key_prefix=f"{self.prefix}limits", **self._options,
         )
 
     def _streams_key(self, table_id: str) -> str:

@@ -79,7 +79,7 @@ READER_RETRY_SECONDS = 0.2
 log = get_logger("croupier.store")
 
 
-def _connection_options() -> dict[str, Any]:
+def connection_options() -> dict[str, Any]:
     """Options for every Redis connection of the store.
 
     redis-py 7+ enables "maintenance notifications" by default (`auto`), and with them its pool
@@ -329,7 +329,7 @@ class RedisStore(Store):
             self._url,
             max_connections=POOL_CONNECTIONS,
             timeout=POOL_WAIT_SECONDS,
-            **_connection_options(),
+            **connection_options(),
         )
         self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._script = self._redis.register_script(COMMIT_LUA)
@@ -344,7 +344,7 @@ class RedisStore(Store):
 
     def _new_connection(self, **options: Any) -> aioredis.Redis:
         return aioredis.from_url(
-            self._url, single_connection_client=True, **_connection_options(), **options
+            self._url, single_connection_client=True, **connection_options(), **options
         )
 
     # --- keys ---------------------------------------------------------------------------
