@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="croupier arena",
         description="Play bot levels against each other in-process (duplicate format) and "
-        "print each bot's mean points per deal and win rate with 95%% confidence intervals.",
+        "print each bot's mean points per deal and win rate with 95% confidence intervals.",
     )
     parser.add_argument("game", help="engine name, e.g. dou_dizhu")
     parser.add_argument("--bots", required=True,
