@@ -346,6 +346,7 @@ class SQLiteStore(Store):
         loop = self._loop
         if loop is None or loop.is_closed():
             loop = self._loop = asyncio.get_running_loop()
+            self._looked = False  # a look of a loop gone by holds for nothing now
         return loop
 
     def _connection(self) -> sqlite3.Connection:
@@ -376,6 +377,7 @@ class SQLiteStore(Store):
         no await between them, so one look serves them all as well as one each would (a
         commit elsewhere can land just after any look). Under load a turn carries many RPCs.
         """
+        loop = self._running_loop()
         if self._looked:
             return
         version = conn.execute("PRAGMA data_version").fetchone()[0]
@@ -383,7 +385,7 @@ class SQLiteStore(Store):
             self._records.clear()
             self._data_version = version
         self._looked = True
-        self._running_loop().call_soon(self._look_again)
+        loop.call_soon(self._look_again)
 
     def _look_again(self) -> None:
         self._looked = False
