@@ -108,6 +108,26 @@ def seats_to_json(seats: Sequence[Seat]) -> str:
     return json.dumps([s.to_json() for s in seats], separators=(",", ":"))
 
 
+class SeatsJson:
+    """seats_to_json remembered per seats tuple: a table's seats change a few times in a
+    match, its moves are written hundreds of times. Keyed by identity (tuples of frozen seats
+    never change), holding the tuple so that its id cannot be reused while remembered."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._texts: dict[int, tuple[tuple[Seat, ...], str]] = {}
+
+    def __call__(self, seats: tuple[Seat, ...]) -> str:
+        hit = self._texts.get(id(seats))
+        if hit is not None and hit[0] is seats:
+            return hit[1]
+        text = seats_to_json(seats)
+        if len(self._texts) >= self._size:
+            self._texts.clear()
+        self._texts[id(seats)] = (seats, text)
+        return text
+
+
 def seats_from_json(text: str) -> tuple[Seat, ...]:
     return tuple(Seat.from_json(d) for d in json.loads(text))
 

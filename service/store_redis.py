@@ -49,7 +49,7 @@ from service.store import (
     TIMER_OPTION,
     Event,
     EventKind,
-    Seat,
+    SeatsJson,
     Status,
     Store,
     StoreUnavailable,
@@ -62,7 +62,6 @@ from service.store import (
     event_flags,
     matches,
     seats_from_json,
-    seats_to_json,
 )
 
 DEFAULT_PREFIX = "croupier:"
@@ -185,25 +184,6 @@ def _reachable() -> Iterator[None]:
 
 def _num(value: float | None) -> str:
     return "" if value is None else repr(float(value))
-
-
-class _SeatsJson:
-    """seats_to_json remembered per seats tuple (by identity, holding the tuple): a table's
-    seats change a few times per match, its moves are written hundreds of times."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._texts: dict[int, tuple[tuple[Seat, ...], str]] = {}
-
-    def __call__(self, seats: tuple[Seat, ...]) -> str:
-        hit = self._texts.get(id(seats))
-        if hit is not None and hit[0] is seats:
-            return hit[1]
-        text = seats_to_json(seats)
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(seats)] = (seats, text)
-        return text
 
 
 class _Reader:
@@ -333,7 +313,7 @@ class RedisStore(Store):
         )
         self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._script = self._redis.register_script(COMMIT_LUA)
-        self._seats_json = _SeatsJson()
+        self._seats_json = SeatsJson()
         self._reader = _Reader(self)
         p = self.prefix
         self._idx_created = f"{p}idx:created"

@@ -44,7 +44,7 @@ from service.store import (
     TIMER_OPTION,
     Event,
     EventKind,
-    Seat,
+    SeatsJson,
     Status,
     Store,
     StoreError,
@@ -246,26 +246,6 @@ def _only_state_changed(old: TableRecord, new: TableRecord) -> bool:
     )
 
 
-class _SeatsJson:
-    """seats_to_json, remembered per seats tuple: a table's seats change a few times in a
-    match, its moves hundreds of times. Keyed by identity (tuples of frozen seats never
-    change), holding the tuple so that its id cannot be reused while remembered."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._texts: dict[int, tuple[tuple[Seat, ...], str]] = {}
-
-    def __call__(self, seats: tuple[Seat, ...]) -> str:
-        hit = self._texts.get(id(seats))
-        if hit is not None and hit[0] is seats:
-            return hit[1]
-        text = seats_to_json(seats)
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(seats)] = (seats, text)
-        return text
-
-
 def _is_busy(e: sqlite3.Error) -> bool:
     """Another connection holds a lock we need (SQLITE_BUSY or SQLITE_LOCKED)."""
     code = getattr(e, "sqlite_errorcode", None)
@@ -307,7 +287,7 @@ class SQLiteStore(Store):
         self._data_version = -1  # PRAGMA data_version when the cache was last known good
         self._looked = False  # data_version was read in this turn of the loop
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._seats_json = _SeatsJson()
+        self._seats_json = SeatsJson()
         self._queue: list[_Write] = []
         self._flush_scheduled = False
         # the task holding the writer: waiting out another process's lock, or a checkpoint
