@@ -150,3 +150,28 @@ def test_a_strong_prior_falls_back_on_the_heuristic_choice(name: str) -> None:
         assert move == pick, (game.format_move(move), game.format_move(pick), stats.visits)
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_reward_and_belief_hooks_see_every_iteration(name: str) -> None:
+    from bots.ismcts import rewards
+
+    game = GAMES[name]
+    calls = {"reward": 0, "belief": 0}
+
+    def reward(g, before, state):
+        calls["reward"] += 1
+        return rewards(g, before, state)
+
+    def belief(g, state, seat, rng):
+        calls["belief"] += 1
+        return state
+
+    for state, acting in random_states(name, 10, seed=4):
+        seat = acting[0]
+        _, stats = search(game, game.view(state, seat), seat, random.Random(5), iterations=20,
+                          reward=reward, belief=belief)
+        assert calls["reward"] == calls["belief"]
+        assert calls["belief"] >= stats.iterations
+    assert calls["reward"] > 0
+
