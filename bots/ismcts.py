@@ -36,10 +36,6 @@ CandidateFilter = Callable[[Game, Any, int, Sequence[Any]], Sequence[Any]]
 RewardFn = Callable[[Game, Sequence[int], Any], Sequence[float]]
 """(game, match totals when the deal began, state at its end) -> one reward in [0, 1] per seat."""
 
-Belief = Callable[[Game, Any, int, random.Random], Any]
-"""(game, determinization, searching seat, rng) -> the determinization with its hidden cards
-moved to agree with what the other seats' play showed beyond the rules."""
-
 
 class Node:
     __slots__ = ("children", "visits", "reward", "avail")
@@ -110,7 +106,6 @@ def search(
     candidates: CandidateFilter | None = None,
     prior: float = 0.0,
     reward: RewardFn | None = None,
-    belief: Belief | None = None,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
@@ -124,8 +119,6 @@ def search(
     same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.) `reward` scores a
     played-out deal (default `rewards`: the deal's score change relative to the other seats);
     a game whose match is not won deal by deal gives its own (see `bots.heuristics`).
-    `belief` adjusts every determinization, whose hidden cards the engine deals uniformly under
-    the rules alone, to what the others' play showed (e.g. a voluntary bid shows a strong hand).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -152,8 +145,6 @@ def search(
     done = 0
     for done in range(1, iterations + 1):  # noqa: B007 - `done` is read after the loop
         d = sample(view, rng)
-        if belief is not None:
-            d = belief(game, d, seat, rng)
         deal0 = deal_number(d)
         totals0 = game.result(d).totals
         node = root

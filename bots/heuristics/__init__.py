@@ -3,8 +3,7 @@
 A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
 optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching) and
 `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
-relative to the other seats misleads it) and `belief` (a `Belief` moving a determinization's
-hidden cards to what the other seats' play showed, read back through `choose`).
+relative to the other seats misleads it).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from bots.ismcts import Belief, CandidateFilter, PlayoutPolicy, RewardFn
+from bots.ismcts import CandidateFilter, PlayoutPolicy, RewardFn
 
 
 def _random(game: Any, state: Any, seat: int, legal: Sequence[Any], rng: random.Random) -> Any:
@@ -50,8 +49,3 @@ def get_reward(game_name: str) -> RewardFn | None:
     module = _module(game_name)
     return getattr(module, "rewards", None) if module else None
 
-
-def get_belief(game_name: str) -> Belief | None:
-    """The game's adjustment of determinizations to the others' play, or None (uniform)."""
-    module = _module(game_name)
-    return getattr(module, "belief", None) if module else None

@@ -5,7 +5,6 @@ determinization may be given. Trumps: the suit with the most strength among the 
 cards. Decisions: keep trumps and aces, exchange the rest, and play only with a fair chance of
 a trick (a trickless player goes up 5, or 10 under clubs). Tricks: win the current trick as
 cheaply as possible, otherwise throw the least useful card; lead masters and draw trumps.
-`belief` reads those decisions back for the search (what the players who chose to play hold).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engines.sobe_e_desce.cards import ACE, CLUBS, HEARTS, SUIT_MASK
+from engines.sobe_e_desce.cards import CLUBS, HEARTS, SUIT_MASK
 from engines.sobe_e_desce.game import DECIDE, PLAY, TRUMP_PHASE, SobeEDesceState, must_play
 from engines.sobe_e_desce.moves import (
     CARD_MOVES,
@@ -208,128 +207,3 @@ def candidates(
             seen.add(out)
             kept.append(make(EXCHANGE, out))
     return kept
-
-
-ACES = sum(1 << (suit * 10 + ACE) for suit in range(4))
-HAND = 5
-
-
-def _played(state: SobeEDesceState) -> list[int]:
-    """The cards each seat has played in this deal's tricks, as masks."""
-    played = [0] * len(state.hands)
-    nxt = state.nxt
-    for leader, cards, _ in state.tricks:
-        s = leader
-        for c in cards:
-            played[s] |= 1 << c
-            s = nxt[s]
-    for s, c in state.trick:
-        played[s] |= 1 << c
-    return played
-
-
-def _worth(card: int, trump: int) -> float:
-    return TRUMP_WORTH[card % 10] if card // 10 == trump else SIDE_WORTH[card % 10]
-
-
-def belief(
-    game: object, state: SobeEDesceState, seat: int, rng: random.Random
-) -> SobeEDesceState:
-    """The determinization with the other players' hidden cards moved to match their decisions.
-
-    The engine deals hidden cards uniformly, as if a player who chose to play held any hand;
-    but this player (the model of the others) keeps trumps and aces, exchanges the rest and
-    plays only with a fair chance of a trick. So for every other seat that plays, having
-    exchanged k cards: its discards get no trump or ace, its hand and played cards at least
-    5 - k trumps or aces, and, unless it had to play, enough of them to pass the play
-    threshold. Cards are swapped only with the stock and the passers' hands, which nobody has
-    seen, and never into a hand the play showed cannot hold them (`absent`), so the result
-    is still consistent with the searching seat's view. Without this, about 95% of the search's
-    worlds had some player who chose to play weaker than this model allows (BENCHMARKS.md).
-    """
-    if not state.decisions:
-        return state
-    trump = state.trump
-    strong = SUIT_MASK[trump] | ACES
-    fixed = (1 << state.turned) if state.turned >= 0 else 0  # shown: stays where it is
-    hands = list(state.hands)
-    discards = list(state.discards)
-    stock = list(state.stock)
-    passers = [j for j, plays, _ in state.decisions if not plays and j != seat]
-    changed = False
-
-    def pool(want_strong: bool, absent: int) -> list[tuple[int, int]]:
-        """(place, card) of the free hidden cards of that kind: place -1 - i for stock[i]."""
-        out = [(-1 - i, c) for i, c in enumerate(stock)
-               if bool(strong >> c & 1) == want_strong and not absent >> c & 1]
-        for p in passers:
-            out += [(p, c) for c in _bits(hands[p] & (strong if want_strong else ~strong))
-                    if not absent >> c & 1 and not fixed >> c & 1]
-        return out
-
-    def take(place: int, card: int, give: int) -> None:
-        """Put `give` where `card` was (the stock or a passer's hand)."""
-        if place < 0:
-            stock[-1 - place] = give
-        else:
-            hands[place] = hands[place] & ~(1 << card) | 1 << give
-
-    def clean_discards(j: int) -> bool:
-        """Swap the trumps and aces out of seat j's discards for unseen weak cards."""
-        moved = False
-        for c in _bits(discards[j] & strong & ~fixed):
-            free = pool(False, 0)
-            if not free:
-                break
-            place, w = free[rng.randrange(len(free))]
-            take(place, w, c)
-            discards[j] = discards[j] & ~(1 << c) | 1 << w
-            moved = True
-        return moved
-
-    played = _played(state)
-    playing = 0
-    for j, plays, k in state.decisions:
-        if not plays:
-            continue
-        if j != seat:
-            changed |= clean_discards(j)
-            kept = HAND - k
-            need = PLAY_THRESHOLD + 0.15 * playing + (0.3 if trump == CLUBS else 0.0)
-            for _ in range(HAND):
-                have = _bits((hands[j] | played[j]) & strong)
-                short = len(have) < kept
-                if not short and not must_play(state, j):
-                    top = sorted((_worth(c, trump) for c in have), reverse=True)[:kept]
-                    short = sum(top) + 0.28 * k < need
-                if not short:
-                    break
-                mine = _bits(hands[j] & ~fixed)
-                free = pool(True, state.absent[j])
-                if not mine or not free:
-                    break
-                out = min(mine, key=lambda c: (bool(strong >> c & 1), _worth(c, trump)))
-                place, c = free[rng.randrange(len(free))]
-                if strong >> out & 1 and _worth(c, trump) <= _worth(out, trump):
-                    break
-                take(place, c, out)
-                hands[j] = hands[j] & ~(1 << out) | 1 << c
-                changed = True
-        playing += 1
-    for j, plays, _ in state.decisions:  # the hands' weak cards may have refilled the pool
-        if plays and j != seat:
-            changed |= clean_discards(j)
-    if not changed:
-        return state
-    new = state.copy()  # type: ignore[attr-defined]
-    new.hands, new.discards, new.stock = tuple(hands), tuple(discards), tuple(stock)
-    return new
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
