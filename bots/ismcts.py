@@ -118,7 +118,8 @@ def search(
     decide. (Biasing the opponents' nodes the
     same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.) `reward` scores a
     played-out deal (default `rewards`: the deal's score change relative to the other seats);
-    a game whose match is not won deal by deal gives its own (see `bots.heuristics`).
+    a game whose matches count more than each deal's ranking gives its own (Dos: the points;
+    see `bots.heuristics`).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None

@@ -48,4 +48,3 @@ def get_reward(game_name: str) -> RewardFn | None:
     """The game's reward for searches, or None for the default (`bots.ismcts.rewards`)."""
     module = _module(game_name)
     return getattr(module, "rewards", None) if module else None
-
