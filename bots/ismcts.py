@@ -33,6 +33,9 @@ PlayoutPolicy = Callable[[Game, Any, int, Sequence[Any], random.Random], Any]
 CandidateFilter = Callable[[Game, Any, int, Sequence[Any]], Sequence[Any]]
 """(game, state, seat, legal moves) -> the non-empty subset the tree considers."""
 
+RewardFn = Callable[[Game, Sequence[int], Any], Sequence[float]]
+"""(game, match totals when the deal began, state at its end) -> one reward in [0, 1] per seat."""
+
 
 class Node:
     __slots__ = ("children", "visits", "reward", "avail")
@@ -102,6 +105,7 @@ def search(
     playout: PlayoutPolicy | None = None,
     candidates: CandidateFilter | None = None,
     prior: float = 0.0,
+    reward: RewardFn | None = None,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
@@ -112,7 +116,10 @@ def search(
     `prior / (1 + visits)` (progressive bias) and it wins ties of visits, so that a small
     budget falls back on the policy rather than on noise while a large one lets the statistics
     decide. (Biasing the opponents' nodes the
-    same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.)
+    same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.) `reward` scores a
+    played-out deal (default `rewards`: the deal's score change relative to the other seats);
+    a game whose matches count more than each deal's ranking gives its own (Dos: the points;
+    see `bots.heuristics`).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -135,6 +142,7 @@ def search(
     sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
     to_act, is_over, deal_number = game.to_act, game.is_over, game.deal_number
     log, sqrt = math.log, math.sqrt
+    score_deal = reward or rewards
     done = 0
     for done in range(1, iterations + 1):  # noqa: B007 - `done` is read after the loop
         d = sample(view, rng)
@@ -191,7 +199,7 @@ def search(
             else:
                 move = playout(game, d, s, legal, rng)
             d = apply(d, s, move)
-        r = rewards(game, totals0, d)
+        r = score_deal(game, totals0, d)
         for child, mover in path:
             child.visits += 1
             child.reward += r[mover]

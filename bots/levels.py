@@ -10,7 +10,9 @@
 | expert | ISMCTS | 4,000 iterations or 4 s, whichever comes first |
 
 Every ISMCTS level plays its playouts with the game's heuristic player and searches only the
-game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). A decision
+game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). Where a
+game's module gives one, every ISMCTS level scores played-out deals with the game's own reward
+(Dos: the round's points, not only who won it); the budgets stay the same for every game. A decision
 with one legal move, or with a move that wins the deal outright, takes no search. At `easy`,
 50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
 the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
@@ -23,7 +25,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from bots.heuristics import get_candidates, get_heuristic
+from bots.heuristics import get_candidates, get_heuristic, get_reward
 from bots.ismcts import SearchStats, search
 from engines.contract import Game
 
@@ -48,6 +50,7 @@ class Level:
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
                 candidates=prune, prior=self.prior if self.heuristic_playouts else 0.0,
+                reward=get_reward(game.info.name),
             )
         state = game.sample(view, rng)
         legal = game.legal_moves(state, seat)

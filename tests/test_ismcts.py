@@ -150,3 +150,26 @@ def test_a_strong_prior_falls_back_on_the_heuristic_choice(name: str) -> None:
         assert move == pick, (game.format_move(move), game.format_move(pick), stats.visits)
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_reward_hook_scores_every_iteration(name: str) -> None:
+    from bots.ismcts import rewards
+
+    game = GAMES[name]
+    calls = 0
+
+    def reward(g, before, state):
+        nonlocal calls
+        calls += 1
+        return rewards(g, before, state)
+
+    searched = 0
+    for state, acting in random_states(name, 10, seed=4):
+        seat = acting[0]
+        before = calls
+        _, stats = search(game, game.view(state, seat), seat, random.Random(5), iterations=20,
+                          reward=reward)
+        assert calls - before == stats.iterations
+        searched += stats.iterations
+    assert searched > 0

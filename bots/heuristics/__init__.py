@@ -1,7 +1,9 @@
 """Cheap rule-based players per game, for the `heuristic` level and as ISMCTS playouts.
 
 A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
-optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching).
+optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching) and
+`rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
+relative to the other seats misleads it).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from bots.ismcts import CandidateFilter, PlayoutPolicy
+from bots.ismcts import CandidateFilter, PlayoutPolicy, RewardFn
 
 
 def _random(game: Any, state: Any, seat: int, legal: Sequence[Any], rng: random.Random) -> Any:
@@ -40,3 +42,9 @@ def get_heuristic(game_name: str) -> PlayoutPolicy:
     """The game's rule-based player; uniform random for a game that has none yet."""
     module = _module(game_name)
     return getattr(module, "choose", _random) if module else _random
+
+
+def get_reward(game_name: str) -> RewardFn | None:
+    """The game's reward for searches, or None for the default (`bots.ismcts.rewards`)."""
+    module = _module(game_name)
+    return getattr(module, "rewards", None) if module else None
