@@ -7,6 +7,13 @@
 - duel (Dou Dizhu): a level as landlord against two opponents and as both farmers against an
   opponent landlord, on the same deals (the landlord is fixed by scripted bidding at 3);
   opponents: RLCard's DouDizhuRuleAgentV1 (through an adapter) or random.
+- sides (every game): a level holding one side of the table against an opponent level holding
+  the other, every deal played once per side the level can hold; its win rate with a 95%
+  interval.
+
+Long runs take `--results FILE`: each finished deal is appended to FILE (JSON lines), deals
+already there are skipped, and the printed row counts every deal of the file, so a run of
+hours can stop and go on in a later session.
 """
 
 from __future__ import annotations
@@ -28,7 +35,34 @@ from bots.levels import LEVELS, get_level
 from engines.registry import GAMES, get_game
 from tests.engine_kit import SETUPS
 
+RESULTS_HELP = "append each deal's outcome here and skip deals already in it"
 LADDER = ["random", "heuristic", "easy", "medium", "hard", "expert"]
+
+
+class Results:
+    """Per-deal outcomes of one run, kept in a JSON-lines file shared by runs of other keys."""
+
+    def __init__(self, path: str, key: dict[str, Any]) -> None:
+        self.path, self.key = path, key
+        self.done: dict[int, dict[str, Any]] = {}
+        if path and Path(path).exists():
+            for line in Path(path).read_text().splitlines():
+                row = json.loads(line)
+                if all(row.get(k) == v for k, v in key.items()):
+                    self.done[row["deal"]] = row
+
+    def todo(self, deals: int) -> list[int]:
+        return [d for d in range(deals) if d not in self.done]
+
+    def add(self, deal: int, **outcome: Any) -> None:
+        row = {**self.key, "deal": deal, **outcome}
+        self.done[deal] = row
+        if self.path:
+            with open(self.path, "a") as out:
+                out.write(json.dumps(row) + "\n")
+
+    def rows(self, deals: int) -> list[dict[str, Any]]:
+        return [self.done[d] for d in sorted(self.done) if d < deals]
 
 
 # --- speed -----------------------------------------------------------------------------
@@ -91,10 +125,15 @@ def ladder(args: argparse.Namespace) -> None:
     for step in steps:
         high, low = step.split(">")
         get_level(high), get_level(low)
-        jobs = [(args.game, players, options, args.seed, d, high, low) for d in range(args.deals)]
+        results = Results(args.results, {"game": args.game, "players": players,
+                                         "options": options, "seed": args.seed, "step": step})
+        jobs = [(args.game, players, options, args.seed, d, high, low)
+                for d in results.todo(args.deals)]
         started = time.time()
         with ProcessPoolExecutor(args.jobs) as pool:
-            diffs = [d for _, d in pool.map(_ladder_deal, jobs)]
+            for deal, diff in pool.map(_ladder_deal, jobs):
+                results.add(deal, diff=diff)
+        diffs = [row["diff"] for row in results.rows(args.deals)]
         mean = statistics.fmean(diffs)
         half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
         games = len(diffs) * len(seatings([high, low], players))
@@ -176,40 +215,110 @@ def _duel_deal(job: tuple) -> tuple[bool, bool, int]:
 
 
 def duel(args: argparse.Namespace) -> None:
-    """Plays the deals and prints the table row. With `--results FILE` every finished deal is
-    appended to FILE (JSON lines) and deals already there are not played again: a run of
-    hours can stop and go on later, and the row counts every deal of the file."""
-    key = {"level": args.level, "opponent": args.opponent, "seed": args.seed}
-    done: dict[int, tuple[bool, bool, int]] = {}
-    if args.results and Path(args.results).exists():
-        for line in Path(args.results).read_text().splitlines():
-            row = json.loads(line)
-            if all(row[k] == v for k, v in key.items()) and row["deal"] < args.deals:
-                done[row["deal"]] = (row["as_landlord"], row["as_farmers"], row["fallbacks"])
-    jobs = [(args.level, args.opponent, args.seed, d) for d in range(args.deals) if d not in done]
+    """Plays the deals and prints the table row."""
+    results = Results(args.results, {"level": args.level, "opponent": args.opponent,
+                                     "seed": args.seed})
+    jobs = [(args.level, args.opponent, args.seed, d) for d in results.todo(args.deals)]
     started = time.time()
-    out = open(args.results, "a") if args.results else None  # noqa: SIM115
-    try:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            for job, result in zip(jobs, pool.map(_duel_deal, jobs), strict=True):
-                done[job[3]] = result
-                if out is not None:
-                    row = {**key, "deal": job[3], "as_landlord": result[0],
-                           "as_farmers": result[1], "fallbacks": result[2]}
-                    out.write(json.dumps(row) + "\n")
-                    out.flush()
-    finally:
-        if out is not None:
-            out.close()
-    results = [done[d] for d in sorted(done)]
-    n = len(results)
-    as_landlord = sum(r[0] for r in results)
-    as_farmers = sum(r[1] for r in results)
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for job, (landlord, farmers, fallbacks) in zip(jobs, pool.map(_duel_deal, jobs),
+                                                       strict=True):
+            results.add(job[3], as_landlord=landlord, as_farmers=farmers, fallbacks=fallbacks)
+    rows = results.rows(args.deals)
+    n = len(rows)
+    as_landlord = sum(r["as_landlord"] for r in rows)
+    as_farmers = sum(r["as_farmers"] for r in rows)
     both = as_landlord + as_farmers
     lo, hi = wilson(both, 2 * n)
     print(f"| {args.level} vs {args.opponent} | {n} | {as_landlord / n:.3f} | "
           f"{as_farmers / n:.3f} | {both / (2 * n):.3f} | [{lo:.3f}, {hi:.3f}] | "
-          f"{sum(r[2] for r in results)} | {time.time() - started:.0f} s this run |")
+          f"{sum(r['fallbacks'] for r in rows)} | {time.time() - started:.0f} s this run |")
+
+
+# --- sides (every game) ----------------------------------------------------------------
+
+def club_queen_parties(game: Any, players: int, options: dict, seed: str) -> list[tuple[int, ...]]:
+    """Doppelkopf's two parties of a normal game from the first deal: the club queens' holders
+    and the others; none when one seat holds both (a marriage or a silent solo: no fixed sides)."""
+    from engines.doppelkopf.cards import CLUB_QUEEN, count
+
+    state = game.new_game(players, options, seed)
+    re = tuple(seat for seat in range(players) if count(state.hands[seat], CLUB_QUEEN))
+    if len(re) != 2:
+        return []
+    return [re, tuple(seat for seat in range(players) if seat not in re)]
+
+
+PARTIES = "parties"
+
+
+def parse_sides(text: str, players: int) -> list[tuple[int, ...]]:
+    """'0,2/1,3' -> [(0, 2), (1, 3)]; empty: every seat alone (one against the others)."""
+    if not text:
+        return [(seat,) for seat in range(players)]
+    sides = [tuple(int(x) for x in part.split(",")) for part in text.split("/")]
+    seats = [seat for side in sides for seat in side]
+    if len(set(seats)) != len(seats) or not all(0 <= seat < players for seat in seats):
+        raise ValueError(f"sides {text!r}: each seat of 0..{players - 1} at most once")
+    return sides
+
+
+def side_score(side: tuple[int, ...], totals: tuple[int, ...], winners: tuple[int, ...]) -> float:
+    """1 if the side won the match, 0 if it lost, between for a shared win.
+
+    Two equal sides (partners): the side with more points together won (Doppelkopf scores are
+    zero-sum, so a solo counts for the soloist's side whoever sits beside him). One seat against
+    the others: its share of the match winners.
+    """
+    others = [seat for seat in range(len(totals)) if seat not in side]
+    if len(others) == len(side):
+        ours, theirs = sum(totals[s] for s in side), sum(totals[s] for s in others)
+        return 1.0 if ours > theirs else 0.5 if ours == theirs else 0.0
+    return sum(seat in side for seat in winners) / len(winners) if winners else 0.5
+
+
+def _sides_deal(job: tuple) -> tuple[int, list[float]]:
+    game_name, players, options, seed, deal, level, opponent, sides = job
+    if sides == PARTIES:
+        sides = club_queen_parties(get_game(game_name), players, options, f"{seed}/{deal}")
+    scores = []
+    for side in sides:
+        seating = tuple(level if seat in side else opponent for seat in range(players))
+        totals, winners = play_deal(game_name, players, options, f"{seed}/{deal}", seating)
+        scores.append(side_score(side, totals, winners))
+    return deal, scores
+
+
+def sides(args: argparse.Namespace) -> None:
+    """A level on each given side against the opponent on the rest, every deal; its win rate."""
+    game = get_game(args.game)
+    players = args.players or game.info.min_players
+    options = dict(args.option)
+    game.new_game(players, options, "check")
+    get_level(args.level), get_level(args.opponent)
+    if args.sides == PARTIES and (args.game != "doppelkopf" or options.get("deals") != 1):
+        raise SystemExit("--sides parties is for Doppelkopf with --option deals=1")
+    held = args.sides if args.sides == PARTIES else parse_sides(args.sides, players)
+    results = Results(args.results, {
+        "game": args.game, "players": players, "options": options, "seed": args.seed,
+        "level": args.level, "opponent": args.opponent, "sides": held if held == PARTIES else [list(s) for s in held]})
+    jobs = [(args.game, players, options, args.seed, d, args.level, args.opponent, held)
+            for d in results.todo(args.deals)]
+    started = time.time()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for deal, scores in pool.map(_sides_deal, jobs):
+            results.add(deal, scores=scores)
+    rows = results.rows(args.deals)
+    scores = [x for row in rows for x in row["scores"]]
+    if not scores:
+        raise SystemExit("no deal with fixed sides")
+    n, won = len(scores), sum(scores)
+    lo, hi = wilson(won, n)
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults"
+    side_text = held if held == PARTIES else "/".join(",".join(map(str, s)) for s in held)
+    print(f"| {args.game} | {players} | {shown} | {side_text} | {args.level} vs {args.opponent} "
+          f"| {len(rows)} | {n} | {won / n:.3f} | [{lo:.3f}, {hi:.3f}] "
+          f"| {time.time() - started:.0f} s this run |")
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -239,16 +348,31 @@ def main(argv: list[str] | None = None) -> None:
     lp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
     lp.add_argument("--option", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
                     help="a match option (repeatable; JSON values), e.g. start_score=6")
+    lp.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
     dp = sub.add_parser("duel")
     dp.add_argument("--level", default="hard", choices=list(LEVELS))
     dp.add_argument("--opponent", default="rlcard", help="rlcard or a level name")
     dp.add_argument("--deals", type=int, default=1000)
     dp.add_argument("--seed", default="duel")
     dp.add_argument("--jobs", type=int, default=2)
-    dp.add_argument("--results", default="", metavar="FILE",
-                    help="append each deal's outcome here and skip deals already in it")
+    dp.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
+    xp = sub.add_parser("sides")
+    xp.add_argument("game")
+    xp.add_argument("--level", default="hard", choices=list(LEVELS))
+    xp.add_argument("--opponent", default="random", choices=list(LEVELS))
+    xp.add_argument("--sides", default="", metavar="SEATS/SEATS",
+                    help="the sides the level holds in turn, e.g. 0,2/1,3 (default: each seat "
+                         "alone against the others); 'parties' in Doppelkopf: the club queens' "
+                         "holders and the others, deals where one seat holds both left out")
+    xp.add_argument("--deals", type=int, default=50)
+    xp.add_argument("--seed", default="sides")
+    xp.add_argument("--jobs", type=int, default=1)
+    xp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
+    xp.add_argument("--option", action="append", type=parse_option, default=[],
+                    metavar="NAME=VALUE", help="a match option (repeatable; JSON values)")
+    xp.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
     args = parser.parse_args(argv)
-    {"speed": speed, "ladder": ladder, "duel": duel}[args.what](args)
+    {"speed": speed, "ladder": ladder, "duel": duel, "sides": sides}[args.what](args)
 
 
 if __name__ == "__main__":

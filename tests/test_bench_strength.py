@@ -1,0 +1,79 @@
+"""The strength benchmarks' bookkeeping: who won, which sides, and runs that resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.strength import Results, club_queen_parties, main, parse_sides, side_score
+from engines.doppelkopf.cards import CLUB_QUEEN, count
+from engines.registry import get_game
+
+
+def test_equal_sides_are_scored_by_their_points_together() -> None:
+    # a lost solo by seat 0: -3x for him, +x for each other seat
+    assert side_score((0, 2), (-9, 3, 3, 3), (1, 2, 3)) == 0.0
+    assert side_score((1, 3), (-9, 3, 3, 3), (1, 2, 3)) == 1.0
+    assert side_score((0,), (5, 5), (0, 1)) == 0.5
+    assert side_score((1,), (4, 7), (1,)) == 1.0
+
+
+def test_one_seat_against_the_others_gets_its_share_of_the_winners() -> None:
+    assert side_score((2,), (9, 9, 0, 9), (2,)) == 1.0
+    assert side_score((2,), (0, 9, 0, 9), (0, 2)) == 0.5
+    assert side_score((1,), (0, 9, 9, 9), (0,)) == 0.0
+
+
+def test_sides_are_parsed_and_checked() -> None:
+    assert parse_sides("0,2/1,3", 4) == [(0, 2), (1, 3)]
+    assert parse_sides("", 3) == [(0,), (1,), (2,)]
+    with pytest.raises(ValueError, match="at most once"):
+        parse_sides("0,1/1,2", 4)
+    with pytest.raises(ValueError, match="at most once"):
+        parse_sides("0/4", 4)
+
+
+def test_doppelkopf_parties_are_the_club_queen_holders() -> None:
+    game = get_game("doppelkopf")
+    found = 0
+    for deal in range(12):
+        seed = f"t/{deal}"
+        parties = club_queen_parties(game, 4, {"deals": 1}, seed)
+        hands = game.new_game(4, {"deals": 1}, seed).hands
+        holders = [seat for seat in range(4) if count(hands[seat], CLUB_QUEEN)]
+        if len(holders) == 1:
+            assert parties == []
+        else:
+            found += 1
+            assert parties[0] == tuple(holders)
+            assert sorted(parties[0] + parties[1]) == [0, 1, 2, 3]
+    assert found
+
+
+def test_results_keep_other_keys_and_skip_done_deals(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    first = Results(str(path), {"game": "dos", "seed": "a"})
+    first.add(0, diff=1.5)
+    first.add(2, diff=-1.0)
+    Results(str(path), {"game": "dos", "seed": "b"}).add(1, diff=9.0)
+    again = Results(str(path), {"game": "dos", "seed": "a"})
+    assert again.todo(4) == [1, 3]
+    assert [r["diff"] for r in again.rows(4)] == [1.5, -1.0]
+    assert [r["diff"] for r in again.rows(1)] == [1.5]
+
+
+def test_a_sides_run_goes_on_where_the_last_one_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "sides.jsonl"
+    args = ["sides", "dobro", "--players", "2", "--level", "heuristic", "--opponent", "random",
+            "--option", "rounds=1", "--results", str(path)]
+    main([*args, "--deals", "3"])
+    main([*args, "--deals", "5"])
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["deal"] for r in rows] == [0, 1, 2, 3, 4]
+    assert all(len(r["scores"]) == 2 for r in rows)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "| 5 | 10 |" in last
