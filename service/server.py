@@ -316,7 +316,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, token, request.move, request.expected_version
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
-        metrics.count_move(out.record.game)
+        if out.replayed:
+            f["replayed"] = True
+        else:
+            metrics.count_move(out.record.game)
         reply = pb.SubmitMoveResponse(
             version=out.record.version, move=out.move, public_move=out.public
         )

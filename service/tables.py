@@ -110,6 +110,10 @@ class SeatRequest:
     bot_level: str = ""
 
 
+REPLAY_WINDOW = 16
+"""A retried SubmitMove is recognised while the table is at most this many versions past it."""
+
+
 @dataclass(frozen=True)
 class MoveOutcome:
     record: TableRecord
@@ -117,6 +121,7 @@ class MoveOutcome:
     move: str  # canonical
     public: str  # the move as a spectator sees it: what logs may show
     events: tuple[Event, ...]
+    replayed: bool = False  # a retry of a move that had already landed: nothing new happened
 
 
 class Hub:
@@ -537,6 +542,9 @@ class Tables:
                     Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}", "malformed move"
                 ) from None
             if expected_version and expected_version != record.version:
+                replay = await self._replay(record, game, seat, move, expected_version)
+                if replay is not None:
+                    return replay
                 raise TableError(
                     Code.ABORTED,
                     f"table {table_id} is at version {record.version}, not {expected_version}: "
@@ -561,7 +569,51 @@ class Tables:
             seats = None
             if mover.timeouts or mover.away:  # back at the table: the timer count starts over
                 seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
-            return await self._play(record, game, state, seat, move, seats=seats)
+            try:
+                return await self._play(record, game, state, seat, move, seats=seats)
+            except TableError as e:
+                if e.code != Code.ABORTED or not expected_version:
+                    raise
+                fresh = await self.get(table_id)
+                replay = await self._replay(fresh, game, seat, move, expected_version)
+                if replay is None:
+                    raise
+                return replay
+
+    async def _replay(
+        self, record: TableRecord, game: Game, seat: int, move: Any, expected_version: int
+    ) -> MoveOutcome | None:
+        """The answer a move already made got, when this request repeats it.
+
+        A client whose reply was lost (UNAVAILABLE, a deadline) retries with the same move and
+        expected version; if that very move of its seat, by the same occupant, is what moved
+        the table on from that version, the retry is told so instead of ABORTED. Only moves
+        the seat made itself count (not the turn timer's), and only while they are recent.
+        """
+        if not expected_version < record.version <= expected_version + REPLAY_WINDOW:
+            return None
+        events = await self.store.events_after(record.table_id, expected_version - 1, 3)
+        if len(events) < 2 or events[0].version != expected_version:
+            return None
+        before, made = events[0], events[1]
+        occupant = record.seats[seat].token_hash
+        if (
+            made.kind != EventKind.MOVE
+            or made.auto
+            or made.seat != seat
+            or made.move != game.format_move(move)
+            or made.seats[seat].token_hash != occupant
+        ):
+            return None
+        done = [made]
+        if len(events) > 2 and events[2].kind == EventKind.END:
+            done.append(events[2])
+        last = done[-1]
+        after = record.with_(
+            state=last.state, seats=last.seats, status=last.status, version=last.version
+        )
+        public = game.redact(states.decode(game, before.state), seat, move, None)
+        return MoveOutcome(after, seat, made.move, public, tuple(done), replayed=True)
 
     async def _play(
         self,

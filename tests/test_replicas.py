@@ -160,8 +160,9 @@ def test_table_played_through_both_replicas(replicas: Replicas) -> None:
 
 
 def test_racing_moves_through_both_replicas_one_winner_each(replicas: Replicas) -> None:
-    """2 x 200 SubmitMove calls, the same move with the same expected version through A and
-    through B at once: one wins each version, the other is refused, the log has no gap."""
+    """2 x 200 SubmitMove calls at one expected version through A and through B at once: two
+    different moves, one wins and the other is refused; the same move (when it is the only
+    legal one), both are told it landed (the later is a retry). The log has no gap."""
     a, b = replicas.servers[0], replicas.servers[1]
     setup = Client(a.address)
     table_id = create(setup, [], deals=50)
@@ -183,21 +184,24 @@ def test_racing_moves_through_both_replicas_one_winner_each(replicas: Replicas) 
                 mine = await stubs[1].GetView(
                     pb.GetViewRequest(table_id=table_id), metadata=md, timeout=10
                 )
-                req = pb.SubmitMoveRequest(
-                    table_id=table_id,
-                    move=rng.choice(list(mine.legal_moves)),
-                    expected_version=mine.version,
-                )
+                legal = list(mine.legal_moves)
+                moves = rng.sample(legal, 2) if len(legal) > 1 else legal * 2
+                reqs = [pb.SubmitMoveRequest(table_id=table_id, move=m,
+                                             expected_version=mine.version) for m in moves]
                 results = await asyncio.gather(
-                    *(s.SubmitMove(req, metadata=md, timeout=10) for s in stubs),
+                    *(s.SubmitMove(r, metadata=md, timeout=10) for s, r in zip(stubs, reqs, strict=True)),
                     return_exceptions=True,
                 )
                 ok = [r for r in results if isinstance(r, pb.SubmitMoveResponse)]
                 errors = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
-                assert len(ok) == 1 and len(errors) == 1, results
-                code = errors[0].code()
-                assert code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
-                refused[code.name] = refused.get(code.name, 0) + 1
+                if moves[0] == moves[1]:
+                    assert len(ok) == 2 and ok[0].version == ok[1].version, results
+                    refused["none (one legal move)"] = refused.get("none (one legal move)", 0) + 1
+                else:
+                    assert len(ok) == 1 and len(errors) == 1, results
+                    code = errors[0].code()
+                    assert code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+                    refused[code.name] = refused.get(code.name, 0) + 1
                 assert ok[0].version > mine.version
                 wins += 1
             final = await stubs[0].GetView(pb.GetViewRequest(table_id=table_id), timeout=10)

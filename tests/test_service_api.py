@@ -275,6 +275,23 @@ def test_a_match_played_to_the_end(server: ServerProcess, client: Client) -> Non
     assert list(events[-1].view.result.totals) == list(view.result.totals)
 
 
+def test_a_submit_move_retried_after_a_lost_reply_is_told_it_landed(
+    server: ServerProcess, client: Client
+) -> None:
+    """The same SubmitMove sent twice (as after UNAVAILABLE or a deadline) gets the same
+    answer; the move is played once; a different move at that version is still ABORTED."""
+    tid = client.seated_table()
+    view = client.view(tid)
+    seat = view.to_act[0]
+    first, other = client.view(tid, seat).legal_moves[:2]
+    reply = client.move(tid, seat, first, view.version)
+    retry = client.move(tid, seat, first, view.version)
+    assert retry == reply
+    assert client.view(tid).version == view.version + 1
+    code, message = rpc_code(client.move, tid, seat, other, view.version)
+    assert code == C.ABORTED and "version" in message
+
+
 def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:
     table = client.create(fill_with_bots_after_seconds=1.0, fill_level="greedy")
     tid = table.table_id
@@ -366,7 +383,9 @@ def test_a_seat_given_up_streams_only_the_public_view_afterwards(
 
 def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> None:
     """Compare-and-set holds across processes, and a stream on one server sees moves made
-    through the other (it re-reads the store about once a second)."""
+    through the other (it re-reads the store about once a second). Two different moves raced
+    at one version: one lands, the other is ABORTED; a repeat of the landed one (a retry) is
+    answered as the move it repeats, whichever server it reached."""
     twin = ServerProcess(db=server.db, log=server.db.with_suffix(".twin.log")).start()
     a, b = Client(server.address), Client(twin.address)
     try:
@@ -376,26 +395,32 @@ def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> N
         rng = random.Random(2)
         for i in range(6):
             (a if i % 2 else b).step(tid, rng)
+        while len(a.view(tid, a.view(tid).to_act[0]).legal_moves) < 2:
+            a.step(tid, rng)
         public = a.view(tid)
         seat = public.to_act[0]
-        move = a.view(tid, seat).legal_moves[0]
-        results = []
+        first, second = a.view(tid, seat).legal_moves[:2]
+        results: list[tuple[str, object]] = []
 
-        def race(c: Client) -> None:
+        def race(c: Client, move: str) -> None:
             try:
-                results.append(c.move(tid, seat, move, public.version).version)
+                results.append((move, c.move(tid, seat, move, public.version).version))
             except grpc.RpcError as e:
-                results.append(e.code())
+                results.append((move, e.code()))
 
-        threads = [threading.Thread(target=race, args=(c,)) for c in (a, b, a, b)]
+        threads = [threading.Thread(target=race, args=args)
+                   for args in ((a, first), (b, second), (a, second), (b, first))]
         for t in threads:
             t.start()
         for t in threads:
             t.join(10)
-        assert results.count(public.version + 1) == 1, results
-        assert sum(r == C.ABORTED for r in results) == 3, results
         events = _take(stream, public.version + 1)
         assert [e.version for e in events] == list(range(1, public.version + 2))
+        landed = events[-1].move
+        assert landed in (first, second)
+        assert sorted(r for m, r in results if m == landed) == [public.version + 1] * 2, results
+        assert [r for m, r in results if m != landed] == [C.ABORTED] * 2, results
+        assert a.view(tid).version == public.version + 1
     finally:
         a.close()
         b.close()

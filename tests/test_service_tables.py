@@ -18,7 +18,7 @@ from engines.registry import get_game
 from service.store import EventKind, SeatKind, Status
 from service.store_memory import MemoryStore
 from service.store_sqlite import SQLiteStore
-from service.tables import Code, SeatRequest, TableError, Tables
+from service.tables import REPLAY_WINDOW, Code, SeatRequest, TableError, Tables
 
 T = TypeVar("T")
 GAME = get_game("dou_dizhu")
@@ -241,12 +241,14 @@ def test_two_processes_on_one_file_a_stale_move_is_aborted(tmp_path: Path) -> No
         # lock: each passes its checks on the record it read and queues its write; once the
         # lock is free, the compare-and-set lets exactly one of them land
         seat, move, version = await _first_legal(a, tid)
+        state = GAME.decode((await a.get(tid)).state)
+        other = GAME.format_move(GAME.legal_moves(state, seat)[1])  # a repeat would be a retry
         assert (await b.get(tid)).version == version
         blocker = sqlite3.connect(tmp_path / "db.sqlite", isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")
         moves = asyncio.gather(
             a.move(tid, tokens[seat], move, version),
-            b.move(tid, tokens[seat], move, 0),
+            b.move(tid, tokens[seat], other, version),
             return_exceptions=True,
         )
         await asyncio.sleep(0.05)
@@ -292,5 +294,85 @@ def test_seat_kinds_the_rules_reserve_come_from_the_service() -> None:
         await t.create("doppelkopf", 4, {"duel": True}, [B, B, B, B])  # bots in people's parts
         # without duel any seat may be either
         await t.create("doppelkopf", 4, {}, [B, B, B, H])
+
+    run(go())
+
+
+def test_a_retried_move_is_answered_as_the_move_it_repeats(tmp_path: Path) -> None:
+    """A client whose reply was lost sends the same move with the same expected version again:
+    it learns its move landed (same version, move and view) and nothing is played twice; any
+    other move at that version is ABORTED, as is a repeat with no expected version."""
+
+    async def go() -> None:
+        t = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        tid, tokens = await _seated(t)
+        seat, move, version = await _first_legal(t, tid)
+        state = GAME.decode((await t.get(tid)).state)
+        other = GAME.format_move(GAME.legal_moves(state, seat)[1])
+        first = await t.move(tid, tokens[seat], move, version)
+        again = await t.move(tid, tokens[seat], move, version)
+        assert again.replayed and not first.replayed
+        assert (again.record.version, again.move, again.public, again.seat) == (
+            first.record.version, first.move, first.public, first.seat)
+        assert again.record.state == first.record.state
+        assert again.record.seats == first.record.seats
+        assert [e.version for e in await t.store.events_after(tid, 0)] == list(
+            range(1, version + 2))
+        for text, expected in ((other, version), (move, 0), (move, version - 1)):
+            with pytest.raises(TableError) as err:
+                await t.move(tid, tokens[seat], text, expected)
+            assert err.value.code in (Code.ABORTED, Code.FAILED_PRECONDITION), err.value
+        # the table moved on: still recognised a few moves later
+        for _ in range(3):
+            s, m, v = await _first_legal(t, tid)
+            await t.move(tid, tokens[s], m, v)
+        assert (await t.move(tid, tokens[seat], move, version)).record.version == version + 1
+        await t.store.close()
+
+    run(go())
+
+
+def test_a_retry_is_refused_once_the_seat_changed_hands_or_too_long_after(tmp_path: Path) -> None:
+    async def go() -> None:
+        t = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        tid, tokens = await _seated(t)
+        seat, move, version = await _first_legal(t, tid)
+        await t.move(tid, tokens[seat], move, version)
+        await t.leave(tid, tokens[seat])
+        again, token, _ = await t.join(tid, seat, "someone else", bot=False)
+        assert again == seat
+        with pytest.raises(TableError) as err:
+            await t.move(tid, token, move, version)
+        assert err.value.code == Code.ABORTED  # the new occupant did not make that move
+
+        tid, tokens = await _seated(t)
+        seat, move, version = await _first_legal(t, tid)
+        await t.move(tid, tokens[seat], move, version)
+        while (await t.get(tid)).version <= version + REPLAY_WINDOW:
+            s, m, v = await _first_legal(t, tid)
+            await t.move(tid, tokens[s], m, v)
+        with pytest.raises(TableError) as err:
+            await t.move(tid, tokens[seat], move, version)
+        assert err.value.code in (Code.ABORTED, Code.FAILED_PRECONDITION)
+        await t.store.close()
+
+    run(go())
+
+
+def test_a_retried_last_move_is_answered_with_the_end_of_the_match(tmp_path: Path) -> None:
+    async def go() -> None:
+        t = Tables(SQLiteStore(tmp_path / "db.sqlite"))
+        tid, tokens = await _seated(t)
+        while True:
+            seat, move, version = await _first_legal(t, tid)
+            out = await t.move(tid, tokens[seat], move, version)
+            if out.record.status == Status.FINISHED:
+                break
+        assert [e.kind for e in out.events] == [EventKind.MOVE, EventKind.END]
+        again = await t.move(tid, tokens[seat], move, version)
+        assert again.replayed and again.record.version == out.record.version == version + 2
+        assert again.record.status == Status.FINISHED
+        assert [e.kind for e in again.events] == [EventKind.MOVE, EventKind.END]
+        await t.store.close()
 
     run(go())
