@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from bots.heuristics import get_candidates, get_heuristic, get_reward
+from bots.heuristics import get_candidates, get_heuristic, get_reward, get_search_options
 from bots.ismcts import SearchStats, search
 from engines.contract import Game
 
@@ -39,6 +39,9 @@ class Level:
     heuristic_playouts: bool = False
     pruned: bool = False  # search only the game's candidate moves (bots.heuristics)
     prior: float = 0.0  # root bias towards the heuristic player's choice (bots.ismcts)
+    # None: the game's setting (bots.heuristics SEARCH_OPTIONS), else the search default
+    policy_opponents: bool | None = None  # the other seats play the heuristic in the tree too
+    paired: float | None = None  # root moves compared on common worlds: margin in std errors
 
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
@@ -47,10 +50,15 @@ class Level:
         if self.kind == "ismcts":
             playout = get_heuristic(game.info.name) if self.heuristic_playouts else None
             prune = get_candidates(game.info.name) if self.pruned else None
+            options = get_search_options(game.info.name)
+            if self.policy_opponents is not None:
+                options["policy_opponents"] = self.policy_opponents
+            if self.paired is not None:
+                options["paired"] = self.paired
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
                 candidates=prune, prior=self.prior if self.heuristic_playouts else 0.0,
-                reward=get_reward(game.info.name),
+                reward=get_reward(game.info.name), **options,
             )
         state = game.sample(view, rng)
         legal = game.legal_moves(state, seat)

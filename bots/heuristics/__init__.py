@@ -3,7 +3,8 @@
 A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
 optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching) and
 `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
-relative to the other seats misleads it).
+relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
+`bots.ismcts.search` measured better for this game, e.g. `policy_opponents`).
 """
 
 from __future__ import annotations
@@ -48,3 +49,9 @@ def get_reward(game_name: str) -> RewardFn | None:
     """The game's reward for searches, or None for the default (`bots.ismcts.rewards`)."""
     module = _module(game_name)
     return getattr(module, "rewards", None) if module else None
+
+
+def get_search_options(game_name: str) -> dict[str, Any]:
+    """The game's own settings of `bots.ismcts.search` (none: the defaults)."""
+    module = _module(game_name)
+    return dict(getattr(module, "SEARCH_OPTIONS", {})) if module else {}

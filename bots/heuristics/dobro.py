@@ -29,6 +29,12 @@ from engines.dobro.moves import (
 
 _JOKER_KINDS = (JOKER_SINGLE, JOKER_PAIR, JOKERS_PAIR)
 
+SEARCH_OPTIONS = {"policy_opponents": True}
+"""In the search the other seats play this player on their own cards of each sampled world,
+not the tree's statistics: those pool all their possible hands, so the tree's opponents play
+as if blind to their own cards, and the search was no better than this player (BENCHMARKS.md,
+"Dobro easy > heuristic")."""
+
 
 def _cost(move: Move) -> tuple[int, int, int]:
     """Lower is cheaper to give up: plain cards before jokers, low values first, singles first."""
