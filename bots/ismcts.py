@@ -47,52 +47,6 @@ class Node:
         self.avail = 1
 
 
-class Pairs:
-    """Root moves compared on common worlds: every move of the root is tried in turn in the
-    same sampled world with the same random stream, so that the difference between two moves
-    is measured on the same cards (far less noise than comparing independent samples)."""
-
-    __slots__ = ("world", "edges", "seed", "pending", "rounds", "current")
-
-    def __init__(self) -> None:
-        self.world: Any = None
-        self.edges: list[tuple[int, Any]] = []
-        self.seed = 0
-        self.pending: list[tuple[int, Any]] = []
-        self.rounds: list[dict[tuple[int, Any], float]] = []
-        self.current: dict[tuple[int, Any], float] = {}
-
-    def new_round(self, world: Any, edges: list[tuple[int, Any]], seed: int) -> None:
-        self.world, self.edges, self.seed = world, edges, seed
-        self.pending = list(reversed(edges))
-        self.current = {}
-
-    def next(self) -> tuple[Any, tuple[int, Any], random.Random]:
-        return self.world, self.pending.pop(), random.Random(self.seed)
-
-    def record(self, edge: tuple[int, Any], reward: float) -> None:
-        self.current[edge] = reward
-        if not self.pending:
-            self.rounds.append(self.current)
-
-    def choose(self, fav: tuple[int, Any], margin: float) -> tuple[int, Any]:
-        """The favourite, unless another move beat it in the same worlds by more than `margin`
-        standard errors of the paired differences (and by the most)."""
-        rounds = [r for r in self.rounds if fav in r]
-        best, best_mean = fav, 0.0
-        if len(rounds) < 3:
-            return fav
-        for edge in self.edges:
-            diffs = [r[edge] - r[fav] for r in rounds if edge in r]
-            if edge == fav or len(diffs) < 3:
-                continue
-            mean = sum(diffs) / len(diffs)
-            var = sum((x - mean) ** 2 for x in diffs) / (len(diffs) - 1)
-            if mean > best_mean and mean > margin * math.sqrt(var / len(diffs)):
-                best, best_mean = edge, mean
-        return best
-
-
 @dataclass(frozen=True)
 class SearchStats:
     iterations: int
@@ -153,7 +107,6 @@ def search(
     prior: float = 0.0,
     reward: RewardFn | None = None,
     policy_opponents: bool = False,
-    paired: float = 0.0,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
@@ -167,7 +120,10 @@ def search(
     same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.) `reward` scores a
     played-out deal (default `rewards`: the deal's score change relative to the other seats);
     a game whose matches count more than each deal's ranking gives its own (Dos: the points;
-    see `bots.heuristics`).
+    see `bots.heuristics`). `policy_opponents` (with a `playout` policy): below the root the
+    other seats play the policy on their own cards of each world instead of choosing by the
+    tree's statistics, which pool every hand they might hold and so play them as if blind to
+    their own cards; only the searching seat's moves are searched (Dobro, see BENCHMARKS.md).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -180,7 +136,7 @@ def search(
         text = game.format_move(decisive)
         return decisive, SearchStats(0, time.perf_counter() - start, {text: 0}, 1.0)
     root = Node()
-    biased = (prior > 0 or paired > 0) and playout is not None
+    biased = prior > 0 and playout is not None
     root_favs: Any = ()
     if biased:
         # one favourite, chosen in the first world: stable even where the policy reads the
@@ -192,40 +148,21 @@ def search(
     log, sqrt = math.log, math.sqrt
     score_deal = reward or rewards
     by_policy = policy_opponents and playout is not None
-    pairs = Pairs() if paired > 0 and playout is not None else None
-    r_ = rng
     done = 0
     for done in range(1, iterations + 1):  # noqa: B007 - `done` is read after the loop
-        if pairs is None:
-            d = sample(view, rng)
-        else:  # every root move in turn in the same world, with the same random stream
-            if not pairs.pending:
-                world = sample(view, rng)
-                pool = legal_moves(world, seat)
-                if candidates is not None:
-                    pool = candidates(game, world, seat, pool)
-                pairs.new_round(world, [(seat, m) for m in pool], rng.getrandbits(64))
-            d, forced, r_ = pairs.next()
+        d = sample(view, rng)
         deal0 = deal_number(d)
         totals0 = game.result(d).totals
         node = root
         path: list[tuple[Node, int]] = []
         # selection and expansion
         while not is_over(d) and deal_number(d) == deal0:
-            if pairs is not None and node is root:
-                child = root.children.get(forced)
-                if child is None:
-                    child = root.children[forced] = Node()
-                d = apply(d, seat, forced[1])
-                path.append((child, seat))
-                node = child
-                continue
             seats: Any = (seat,) if node is root else to_act(d)
             if by_policy and node is not root:
-                s = next(iter(seats)) if len(seats) == 1 else r_.choice(sorted(seats))
+                s = next(iter(seats)) if len(seats) == 1 else rng.choice(sorted(seats))
                 if s != seat:  # the others play their policy on their own cards of this world
                     legal = legal_moves(d, s)
-                    e = (s, playout(game, d, s, legal, r_) if len(legal) > 1 else legal[0])  # type: ignore[misc]
+                    e = (s, playout(game, d, s, legal, rng) if len(legal) > 1 else legal[0])  # type: ignore[misc]
                     child = node.children.get(e)
                     if child is None:
                         child = node.children[e] = Node()
@@ -244,7 +181,7 @@ def search(
             if untried:
                 edge = next((e for e in untried if e in favs), None) if favs else None
                 if edge is None:
-                    edge = untried[r_.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    edge = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                 for e in edges:
                     child = children.get(e)
                     if child is not None:
@@ -272,19 +209,17 @@ def search(
         # playout to the end of the deal
         while not is_over(d) and deal_number(d) == deal0:
             acting = to_act(d)
-            s = next(iter(acting)) if len(acting) == 1 else r_.choice(sorted(acting))
+            s = next(iter(acting)) if len(acting) == 1 else rng.choice(sorted(acting))
             legal = legal_moves(d, s)
             if playout is None:
-                move = legal[r_.randrange(len(legal))] if len(legal) > 1 else legal[0]
+                move = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
             else:
-                move = playout(game, d, s, legal, r_)
+                move = playout(game, d, s, legal, rng)
             d = apply(d, s, move)
         r = score_deal(game, totals0, d)
         for child, mover in path:
             child.visits += 1
             child.reward += r[mover]
-        if pairs is not None:
-            pairs.record(forced, r[seat])
         if deadline is not None and time.perf_counter() >= deadline:
             break
     own = [(e, c) for e, c in root.children.items() if e[0] == seat]
@@ -295,10 +230,6 @@ def search(
     (_, move), child = max(
         own, key=lambda ec: (ec[1].visits, ec[0] in root_favs, ec[1].reward / max(ec[1].visits, 1))
     )
-    fav = next(iter(root_favs), None)
-    if pairs is not None and fav in root.children:  # else the policy chose outside the pool
-        edge = pairs.choose(fav, paired)
-        move, child = edge[1], root.children[edge]
     stats = SearchStats(
         iterations=done,
         seconds=time.perf_counter() - start,

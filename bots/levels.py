@@ -16,7 +16,9 @@ game's module gives one, every ISMCTS level scores played-out deals with the gam
 with one legal move, or with a move that wins the deal outright, takes no search. At `easy`,
 50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
 the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
-it only where its statistics clearly disagree.
+it only where its statistics clearly disagree. A game's module may set further search options
+for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
+`policy_opponents`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ class Level:
     prior: float = 0.0  # root bias towards the heuristic player's choice (bots.ismcts)
     # None: the game's setting (bots.heuristics SEARCH_OPTIONS), else the search default
     policy_opponents: bool | None = None  # the other seats play the heuristic in the tree too
-    paired: float | None = None  # root moves compared on common worlds: margin in std errors
 
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
@@ -53,8 +54,6 @@ class Level:
             options = get_search_options(game.info.name)
             if self.policy_opponents is not None:
                 options["policy_opponents"] = self.policy_opponents
-            if self.paired is not None:
-                options["paired"] = self.paired
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
                 candidates=prune, prior=self.prior if self.heuristic_playouts else 0.0,

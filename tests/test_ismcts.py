@@ -176,19 +176,20 @@ def test_the_reward_hook_scores_every_iteration(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_policy_opponents_and_paired_roots_answer_legal_moves_deterministically(name: str) -> None:
+def test_policy_opponents_answer_legal_moves_deterministically(name: str) -> None:
     from bots.heuristics import get_heuristic
 
     game, policy = GAMES[name], get_heuristic(name)
     for state, acting in random_states(name, 12, seed=6):
         seat = acting[0]
         view = game.view(state, seat)
-        for kw in ({"policy_opponents": True}, {"paired": 1.0}, {"paired": 0.5,
-                                                                  "policy_opponents": True}):
-            a, sa = search(game, view, seat, random.Random(4), iterations=40, playout=policy, **kw)
-            b, sb = search(game, view, seat, random.Random(4), iterations=40, playout=policy, **kw)
+        for prior in (0.0, 2.0):
+            a, sa = search(game, view, seat, random.Random(4), iterations=40, playout=policy,
+                           prior=prior, policy_opponents=True)
+            b, sb = search(game, view, seat, random.Random(4), iterations=40, playout=policy,
+                           prior=prior, policy_opponents=True)
             assert a in game.legal_moves(state, seat)
-            assert a == b and sa.visits == sb.visits, kw
+            assert a == b and sa.visits == sb.visits
 
 
 def test_the_policy_plays_the_other_seats_in_the_tree() -> None:
@@ -222,26 +223,3 @@ def test_the_policy_plays_the_other_seats_in_the_tree() -> None:
                playout=first, policy_opponents=by_policy)
         assert game.others
         assert all(game.others) == by_policy
-
-
-def test_paired_roots_keep_the_favourite_unless_beaten_clearly() -> None:
-    from bots.ismcts import Pairs
-
-    fav, other, third = (0, "fav"), (0, "other"), (0, "third")
-    pairs = Pairs()
-    for k in range(10):
-        pairs.new_round(None, [fav, other, third], k)
-        for edge, reward in ((fav, 0.5), (other, 0.5 + (0.01 if k % 2 else -0.01)),
-                             (third, 0.45)):
-            pairs.next()
-            pairs.record(edge, reward)
-    assert pairs.choose(fav, 1.0) == fav  # a tie on average: no reason to leave it
-    pairs = Pairs()
-    for k in range(10):
-        pairs.new_round(None, [fav, other, third], k)
-        for edge, reward in ((fav, 0.4), (other, 0.6 + 0.01 * (k % 3)),
-                             (third, 0.4 + (0.5 if k % 2 else -0.45))):
-            pairs.next()
-            pairs.record(edge, reward)
-    assert pairs.choose(fav, 1.0) == other  # better in every world; third not clearly
-    assert pairs.choose(fav, 1e6) == fav
