@@ -12,7 +12,9 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -107,7 +109,20 @@ def numbered(moves: Iterable[str], width: int) -> list[str]:
 
 
 def connect(server: str) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
+    """A channel whose threads never take Ctrl-C.
+
+    gRPC starts its threads with the channel. A process-wide SIGINT may be delivered to any
+    thread that does not block it; when one of gRPC's got it, the main thread stayed asleep in
+    `input()` and Ctrl-C did nothing until the next key. The threads inherit the signal mask
+    of their creator, so SIGINT is blocked while the channel is made.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
+    try:
+        channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
+    finally:
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
     return channel, croupier_pb2_grpc.CroupierStub(channel)
 
 

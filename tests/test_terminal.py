@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,3 +202,32 @@ def test_ctrl_c_gives_the_seat_back(stack: Server) -> None:
     with channel:
         view = stub.GetView(pb.GetViewRequest(table_id=table_id), timeout=5)
     assert not view.table.seats[0].occupied
+
+
+CHECK_MASKS = """
+import os, signal
+from service.terminal import connect
+
+def blocked():
+    out = {}
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/status") as f:
+            mask = next(line.split()[1] for line in f if line.startswith("SigBlk"))
+        out[task] = bool(int(mask, 16) >> (signal.SIGINT - 1) & 1)
+    return out
+
+channel, _ = connect("127.0.0.1:1")
+masks = blocked()
+main = masks.pop(str(os.getpid()))
+print(len(masks), all(masks.values()), main)
+"""
+
+
+def test_grpc_threads_leave_ctrl_c_to_the_main_thread() -> None:
+    """SIGINT goes to any thread that does not block it: the client's gRPC threads (started
+    with its channel, in a fresh process as the CLI is) block it, so Ctrl-C always wakes the
+    main thread, even asleep in input()."""
+    out = subprocess.run([sys.executable, "-c", CHECK_MASKS], capture_output=True, text=True,
+                         env=child_env(), timeout=60, check=True).stdout.split()
+    threads, all_blocked, main_blocked = int(out[0]), out[1] == "True", out[2] == "True"
+    assert threads > 0 and all_blocked and not main_blocked, out
