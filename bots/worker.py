@@ -56,6 +56,9 @@ TRANSIENT = frozenset(
     }
 )
 # Codes that mean the seat is no longer ours to play (table gone, token refused).
+RESUBMIT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+"""Codes after which a move is sent again as it was (the server recognises a repeat)."""
+SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
 SEAT_LOST = frozenset(
     {
         grpc.StatusCode.NOT_FOUND,
@@ -232,13 +235,7 @@ class SeatPlayer:
             thought = time.perf_counter() - started
             metrics.DECISION_SECONDS.labels(self.level, self.game).observe(thought)
             try:
-                answer = await self.stub.SubmitMove(
-                    croupier_pb2.SubmitMoveRequest(
-                        table_id=self.table_id, move=move, expected_version=view.version
-                    ),
-                    metadata=self.metadata,
-                    timeout=RPC_TIMEOUT,
-                )
+                answer = await self._submit(move, view.version)
             except grpc.aio.AioRpcError as error:
                 code = _code(error)
                 if code == grpc.StatusCode.ABORTED:
@@ -269,6 +266,31 @@ class SeatPlayer:
             if not answer.HasField("view") or answer.view.version < answer.version:
                 return  # no fresh view in the answer: the stream will bring it
             view = answer.view
+
+    async def _submit(self, move: str, version: int) -> croupier_pb2.SubmitMoveResponse:
+        """SubmitMove, sent again with the same move and version while the server is away.
+
+        The server answers a repeat of the move that moved the table on from `version` as it
+        answered the first, so a reply lost to a restart costs neither a second search nor a
+        second move; if the table moved on otherwise, the repeat gets ABORTED as usual.
+        """
+        backoff = Backoff()
+        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
+            try:
+                return await self.stub.SubmitMove(
+                    croupier_pb2.SubmitMoveRequest(
+                        table_id=self.table_id, move=move, expected_version=version
+                    ),
+                    metadata=self.metadata,
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.aio.AioRpcError as error:
+                code = _code(error)
+                if code not in RESUBMIT or attempt == SUBMIT_ATTEMPTS or self.stop.is_set():
+                    raise
+                self.log.info("submit_retry", code=code.name, version=version, attempt=attempt)
+            await self._sleep(backoff.next())
+        raise AssertionError("unreachable")
 
     async def _choose(self, view: croupier_pb2.TableView) -> str:
         if getattr(self.policy, "cpu_bound", False):

@@ -234,3 +234,50 @@ def test_search_levels_play_through_the_worker(stack: tuple[Server, Bots]) -> No
     searched = [d for d in logged if d["bot_level"] == "easy"]
     assert searched and all(d["iterations"] in (0, 50) for d in searched)
     assert any(d["iterations"] == 50 for d in searched)
+
+
+def test_a_move_sent_while_the_server_is_away_lands_once(tmp_path: Path) -> None:
+    """The worker sends a decided move again while the server restarts, and a repeat of a
+    move that landed gets the first answer back: no second search, no second move."""
+    import asyncio
+
+    import grpc
+    from croupier.v1 import croupier_pb2_grpc as pb_grpc
+
+    from bots.worker import SeatPlayer
+
+    server = Server(tmp_path / "c.db", tmp_path / "server.log")
+    try:
+        channel, stub = stub_for(server.address)
+        with channel:
+            table_id = create_table(stub, [human_seat()] * 3)
+            tokens = {}
+            for seat in range(3):
+                joined = stub.JoinTable(
+                    pb.JoinTableRequest(table_id=table_id, seat=seat, name=f"p{seat}"))
+                tokens[seat] = joined.token
+            seat = stub.GetView(pb.GetViewRequest(table_id=table_id)).to_act[0]
+            mine = stub.GetView(pb.GetViewRequest(table_id=table_id), metadata=auth(tokens[seat]))
+        server.stop(signal.SIGKILL)
+
+        async def go() -> tuple[pb.SubmitMoveResponse, pb.SubmitMoveResponse]:
+            nonlocal server
+            async with grpc.aio.insecure_channel(server.address) as ch:
+                player = SeatPlayer(pb_grpc.CroupierStub(ch), table_id, seat, tokens[seat],
+                                    "random", mine.version, asyncio.Event())
+                sending = asyncio.create_task(player._submit(mine.legal_moves[0], mine.version))
+                await asyncio.sleep(1.0)  # a few attempts find nobody listening
+                assert not sending.done()
+                server = await asyncio.to_thread(server.restart)
+                first = await sending
+                again = await player._submit(mine.legal_moves[0], mine.version)
+                return first, again
+
+        first, again = asyncio.run(go())
+        assert first.version == mine.version + 1 and first.move == mine.legal_moves[0]
+        assert again == first
+        channel, stub = stub_for(server.address)
+        with channel:
+            assert stub.GetView(pb.GetViewRequest(table_id=table_id)).version == first.version
+    finally:
+        server.stop()
