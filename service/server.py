@@ -90,8 +90,8 @@ def _classify(exc: BaseException, method: str) -> _Failure:
         return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
     if isinstance(exc, StoreUnavailable):
         message = (
-            "the table store is unreachable; retry (re-read the table first: a move may "
-            "have landed)"
+            "the table store is unreachable; retry (a SubmitMove sent again with the same "
+            "move and expected_version is answered as the first if that one landed)"
         )
         return _Failure(grpc.StatusCode.UNAVAILABLE, message, str(exc))
     # Unexpected: log where it happened, not the message (it might quote a state's cards).
