@@ -85,13 +85,19 @@ def speed(args: argparse.Namespace) -> None:
                     positions.append((game.view(state, seat), seat))
                 state = game.apply(state, seat, rng.choice(list(legal)))
         positions = positions[: args.positions]
-        from bots.heuristics import get_heuristic
+        from bots.heuristics import get_heuristic, get_search_options
 
-        for label, playout in (("random", None), ("heuristic", get_heuristic(name))):
+        runs: list[tuple[str, Any, dict[str, Any]]] = [
+            ("random", None, {}), ("heuristic", get_heuristic(name), {})]
+        options = get_search_options(name)
+        if options:  # the levels' own settings for this game, beside the plain search
+            shown = ", ".join(f"{k}={v}" for k, v in options.items())
+            runs.append((f"heuristic, {shown}", get_heuristic(name), options))
+        for label, playout, extra in runs:
             its, secs = 0, 0.0
             for view, seat in positions:
                 _, st = search(game, view, seat, random.Random(2), iterations=args.iterations,
-                               playout=playout)
+                               playout=playout, **extra)
                 its += st.iterations
                 secs += st.seconds
             print(f"| {name} | {label} | {len(positions)} | {its} | {secs:.1f} | {its / secs:,.0f} |")
