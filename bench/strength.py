@@ -39,8 +39,20 @@ RESULTS_HELP = "append each deal's outcome here and skip deals already in it"
 LADDER = ["random", "heuristic", "easy", "medium", "hard", "expert"]
 
 
+def level_print(game: str, *names: str) -> str:
+    """What the named levels are for this game (budgets and search options): rows measured
+    with other definitions of a level must not be counted as this one's."""
+    from bots.heuristics import get_search_options
+
+    return repr([get_level(n) for n in names] + [get_search_options(game)])
+
+
 class Results:
-    """Per-deal outcomes of one run, kept in a JSON-lines file shared by runs of other keys."""
+    """Per-deal outcomes of one run, kept in a JSON-lines file shared by runs of other keys.
+
+    A row matches when every field of the key is equal; `levels` (see `level_print`) only
+    where the row has it (rows written before it was kept are taken as they are).
+    """
 
     def __init__(self, path: str, key: dict[str, Any]) -> None:
         self.path, self.key = path, key
@@ -48,7 +60,8 @@ class Results:
         if path and Path(path).exists():
             for line in Path(path).read_text().splitlines():
                 row = json.loads(line)
-                if all(row.get(k) == v for k, v in key.items()):
+                if all(row.get(k, v) == v if k == "levels" else row.get(k) == v
+                       for k, v in key.items()):
                     self.done[row["deal"]] = row
 
     def todo(self, deals: int) -> list[int]:
@@ -132,7 +145,8 @@ def ladder(args: argparse.Namespace) -> None:
         high, low = step.split(">")
         get_level(high), get_level(low)
         results = Results(args.results, {"game": args.game, "players": players,
-                                         "options": options, "seed": args.seed, "step": step})
+                                         "options": options, "seed": args.seed, "step": step,
+                                         "levels": level_print(args.game, high, low)})
         jobs = [(args.game, players, options, args.seed, d, high, low)
                 for d in results.todo(args.deals)]
         started = time.time()
@@ -222,8 +236,10 @@ def _duel_deal(job: tuple) -> tuple[bool, bool, int]:
 
 def duel(args: argparse.Namespace) -> None:
     """Plays the deals and prints the table row."""
+    ours = [args.level] + ([] if args.opponent == "rlcard" else [args.opponent])
     results = Results(args.results, {"level": args.level, "opponent": args.opponent,
-                                     "seed": args.seed})
+                                     "seed": args.seed,
+                                     "levels": level_print("dou_dizhu", *ours)})
     jobs = [(args.level, args.opponent, args.seed, d) for d in results.todo(args.deals)]
     started = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
@@ -307,7 +323,9 @@ def sides(args: argparse.Namespace) -> None:
     held = args.sides if args.sides == PARTIES else parse_sides(args.sides, players)
     results = Results(args.results, {
         "game": args.game, "players": players, "options": options, "seed": args.seed,
-        "level": args.level, "opponent": args.opponent, "sides": held if held == PARTIES else [list(s) for s in held]})
+        "level": args.level, "opponent": args.opponent,
+        "sides": held if held == PARTIES else [list(s) for s in held],
+        "levels": level_print(args.game, args.level, args.opponent)})
     jobs = [(args.game, players, options, args.seed, d, args.level, args.opponent, held)
             for d in results.todo(args.deals)]
     started = time.time()

@@ -64,6 +64,15 @@ def test_results_keep_other_keys_and_skip_done_deals(tmp_path: Path) -> None:
     assert [r["diff"] for r in again.rows(1)] == [1.5]
 
 
+def test_rows_of_another_level_definition_are_not_counted(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    Results(str(path), {"seed": "a", "levels": "easy at 50 iterations"}).add(0, diff=1.0)
+    Results(str(path), {"seed": "a"}).add(1, diff=2.0)  # written before levels were kept
+    now = Results(str(path), {"seed": "a", "levels": "easy at 80 iterations"})
+    assert now.todo(3) == [0, 2]
+    assert [r["diff"] for r in now.rows(3)] == [2.0]
+
+
 def test_a_sides_run_goes_on_where_the_last_one_stopped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
