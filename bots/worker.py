@@ -55,10 +55,10 @@ TRANSIENT = frozenset(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
-# Codes that mean the seat is no longer ours to play (table gone, token refused).
+# Codes after which a move is sent again as it was (the server recognises a repeat).
 RESUBMIT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
-"""Codes after which a move is sent again as it was (the server recognises a repeat)."""
 SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
+# Codes that mean the seat is no longer ours to play (table gone, token refused).
 SEAT_LOST = frozenset(
     {
         grpc.StatusCode.NOT_FOUND,

@@ -1,7 +1,7 @@
 """Cheap rule-based players per game, for the `heuristic` level and as ISMCTS playouts.
 
 A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
-optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching) and
+optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching),
 `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
 relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
 `bots.ismcts.search` measured better for this game, e.g. `policy_opponents`).
