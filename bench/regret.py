@@ -62,7 +62,7 @@ def play_match(job: tuple) -> tuple[int, list[tuple[str, float]]]:
     game, level = get_game(game_name), get_level(level_name)
     policy = get_heuristic(game_name)
     state = game.new_game(players, options, f"{seed}/{match}")
-    rng = random.Random(f"{seed}/{match}/{level_name}")
+    rng = random.Random(f"{seed}/{match}")  # the same streams for every level
     mine = {s for s in range(players) if (s + match) % 2 == 0}
     departures: list[tuple[str, float]] = []
     ply = 0

@@ -18,7 +18,8 @@ with one legal move, or with a move that wins the deal outright, takes no search
 the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
 it only where its statistics clearly disagree. A game's module may set further search options
 for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
-`policy_opponents`).
+`policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
+search's departures from the heuristic player were measured to lose points at every budget).
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ class Level:
             options = get_search_options(game.info.name)
             if self.policy_opponents is not None:
                 options["policy_opponents"] = self.policy_opponents
+            prior = options.pop("prior", self.prior) if self.heuristic_playouts else 0.0
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
-                candidates=prune, prior=self.prior if self.heuristic_playouts else 0.0,
-                reward=get_reward(game.info.name), **options,
+                candidates=prune, prior=prior, reward=get_reward(game.info.name), **options,
             )
         state = game.sample(view, rng)
         legal = game.legal_moves(state, seat)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import random
 import statistics
 
+import pytest
+
 from bots.heuristics.sobe_e_desce import candidates, choose
+from bots.levels import get_level
 from engines.sobe_e_desce import GAME, Move
 from engines.sobe_e_desce.game import DECIDE, PLAY
 from tests.test_sobe_e_desce_rules import new, play
@@ -68,3 +71,21 @@ def test_the_heuristic_beats_random_play() -> None:
         b = _match(f"duel{d}", {1, 3})
         diffs.append((a[0] + a[2] + b[1] + b[3] - a[1] - a[3] - b[0] - b[2]) / 4)
     assert statistics.fmean(diffs) > 5
+
+
+def test_every_search_level_takes_the_games_root_prior(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bots.levels
+
+    seen: list[float] = []
+    real = bots.levels.search
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs["prior"])  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bots.levels, "search", spy)
+    s = GAME.new_game(4, {"start_score": 8}, seed="prior")
+    for name in ("easy", "medium"):
+        move, _ = get_level(name).choose(GAME, GAME.view(s, s.to_act), s.to_act, random.Random(1))
+        assert move in GAME.legal_moves(s, s.to_act)
+    assert seen == [10.0, 10.0]

@@ -32,6 +32,11 @@ CANDIDATE_STRENGTHS = (5, 8, 9, 10)
 """Exchanges the search considers: every side card weaker than each of these strengths."""
 PLAY_THRESHOLD = 1.0
 """Expected tricks from which a free player joins (more under clubs, where stakes double)."""
+SEARCH_OPTIONS = {"prior": 10.0}
+"""Every search level leans hard on this player's choice (root prior 10, not the levels' 2 or 0):
+measured decision by decision (`bench.regret`), the search's departures from it lose points
+on average at every budget tried, with uniform or belief-weighted worlds and any reward, so
+the search overrules it only where its statistics disagree by a wide margin (BENCHMARKS.md)."""
 
 
 def hand_worth(hand: int, trump: int) -> float:
