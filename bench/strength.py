@@ -50,8 +50,8 @@ def level_print(game: str, *names: str) -> str:
 class Results:
     """Per-deal outcomes of one run, kept in a JSON-lines file shared by runs of other keys.
 
-    A row matches when every field of the key is equal; `levels` (see `level_print`) only
-    where the row has it (rows written before it was kept are taken as they are).
+    A row matches when every field of the key is equal, `levels` (see `level_print`)
+    included: a row measured under another definition of a level is not counted.
     """
 
     def __init__(self, path: str, key: dict[str, Any]) -> None:
@@ -60,8 +60,7 @@ class Results:
         if path and Path(path).exists():
             for line in Path(path).read_text().splitlines():
                 row = json.loads(line)
-                if all(row.get(k, v) == v if k == "levels" else row.get(k) == v
-                       for k, v in key.items()):
+                if all(row.get(k) == v for k, v in key.items()):
                     self.done[row["deal"]] = row
 
     def todo(self, deals: int) -> list[int]:

@@ -67,10 +67,11 @@ def test_results_keep_other_keys_and_skip_done_deals(tmp_path: Path) -> None:
 def test_rows_of_another_level_definition_are_not_counted(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     Results(str(path), {"seed": "a", "levels": "easy at 50 iterations"}).add(0, diff=1.0)
-    Results(str(path), {"seed": "a"}).add(1, diff=2.0)  # written before levels were kept
+    Results(str(path), {"seed": "a"}).add(1, diff=2.0)  # says nothing of its levels
+    Results(str(path), {"seed": "a", "levels": "easy at 80 iterations"}).add(2, diff=3.0)
     now = Results(str(path), {"seed": "a", "levels": "easy at 80 iterations"})
-    assert now.todo(3) == [0, 2]
-    assert [r["diff"] for r in now.rows(3)] == [2.0]
+    assert now.todo(4) == [0, 1, 3]
+    assert [r["diff"] for r in now.rows(4)] == [3.0]
 
 
 def test_a_sides_run_goes_on_where_the_last_one_stopped(
