@@ -10,11 +10,12 @@ the seat's final points is that decision's gain.
 
 Rolling out from the true position does not let the level see anything: it decides first, from
 its own view, and the hidden cards are one draw from what that view allows, so averaged over
-decisions the gain is what the departure is worth to a player who knows only the view. The sum
-of the gains over a match is the level's edge over the heuristic in that match, less what its
-later play changes (the performance-difference identity), with the heuristic's values in
-place of its own. Rows group the departures by kind (the keyword of each move, `cards` for
-card plays); the total is per level seat and match, with a 95% interval over matches.
+decisions the gain is what the departure is worth to a player who knows only the view. By
+the performance-difference identity, a seat's gains summed over a match estimate what playing
+the level instead of the heuristic is worth to it: exactly when every other seat plays the
+heuristic, nearly so with the level in other seats too (the play-outs replace them by the
+heuristic). Rows group the departures by kind (the keyword of each move, `cards` for card
+plays); the total is per level seat and match, with a 95% interval over matches.
 
     python -m bench.regret sobe_e_desce --level easy --option start_score=6 --matches 150
 """
