@@ -55,7 +55,9 @@ class Level:
             options = get_search_options(game.info.name)
             if self.policy_opponents is not None:
                 options["policy_opponents"] = self.policy_opponents
-            prior = options.pop("prior", self.prior) if self.heuristic_playouts else 0.0
+            prior = options.pop("prior", self.prior)
+            if not self.heuristic_playouts:
+                prior = 0.0  # the prior is the heuristic player's choice: none without it
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
                 candidates=prune, prior=prior, reward=get_reward(game.info.name), **options,
