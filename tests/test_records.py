@@ -86,7 +86,10 @@ def _tampered(rec: pb.GameRecord, how: str) -> pb.GameRecord:
     elif how == "seat":
         bad.moves[3].seat = (bad.moves[3].seat + 1) % 3
     elif how == "move":
-        bad.moves[-1].move = "3" if bad.moves[-1].move != "3" else "4"
+        # a single card of a rank the seat going out does not hold: never legal (a card it
+        # holds could be, and would leave the match unfinished instead)
+        last = bad.moves[-1].move
+        bad.moves[-1].move = next(r for r in "3456789TJQKA2BR" if r not in last)
     elif how == "truncated":
         del bad.moves[-1]
     elif how == "seed":
