@@ -32,7 +32,7 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from bench.strength import RESULTS_HELP, Results, level_print, parse_option
+from bench.strength import Results, add_match_args, level_print
 from bots.heuristics import get_heuristic
 from bots.levels import LEVELS, get_level
 from engines.contract import Game
@@ -128,12 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--rollouts", type=int, default=20,
                         help="play-outs of each of the two moves per departure")
-    parser.add_argument("--seed", default="regret")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    parser.add_argument("--option", action="append", type=parse_option, default=[],
-                        metavar="NAME=VALUE", help="a match option (repeatable; JSON values)")
-    parser.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
+    add_match_args(parser, seed="regret", jobs=1)
     args = parser.parse_args(argv)
     game = get_game(args.game)
     players = args.players or game.info.min_players

@@ -354,6 +354,17 @@ def parse_option(text: str) -> tuple[str, Any]:
         return name, value  # a bare string
 
 
+def add_match_args(parser: argparse.ArgumentParser, seed: str, jobs: int) -> None:
+    """The arguments of every run of matches: seed, processes, players, options, results."""
+    parser.add_argument("--seed", default=seed)
+    parser.add_argument("--jobs", type=int, default=jobs)
+    parser.add_argument("--players", type=int, default=0, help="default: the game's minimum")
+    parser.add_argument("--option", action="append", type=parse_option, default=[],
+                        metavar="NAME=VALUE",
+                        help="a match option (repeatable; JSON values), e.g. start_score=6")
+    parser.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.strength", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -366,12 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     lp.add_argument("game")
     lp.add_argument("--deals", type=int, default=100)
     lp.add_argument("--steps", default="", help=f"e.g. hard>medium (default: the ladder {LADDER})")
-    lp.add_argument("--seed", default="ladder")
-    lp.add_argument("--jobs", type=int, default=2)
-    lp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    lp.add_argument("--option", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
-                    help="a match option (repeatable; JSON values), e.g. start_score=6")
-    lp.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
+    add_match_args(lp, seed="ladder", jobs=2)
     dp = sub.add_parser("duel")
     dp.add_argument("--level", default="hard", choices=list(LEVELS))
     dp.add_argument("--opponent", default="rlcard", help="rlcard or a level name")
@@ -388,12 +394,7 @@ def main(argv: list[str] | None = None) -> None:
                          "alone against the others); 'parties' in Doppelkopf: the club queens' "
                          "holders and the others, deals where one seat holds both left out")
     xp.add_argument("--deals", type=int, default=50)
-    xp.add_argument("--seed", default="sides")
-    xp.add_argument("--jobs", type=int, default=1)
-    xp.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    xp.add_argument("--option", action="append", type=parse_option, default=[],
-                    metavar="NAME=VALUE", help="a match option (repeatable; JSON values)")
-    xp.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)
+    add_match_args(xp, seed="sides", jobs=1)
     args = parser.parse_args(argv)
     {"speed": speed, "ladder": ladder, "duel": duel, "sides": sides}[args.what](args)
 
