@@ -57,6 +57,11 @@ def rollout(game: Game, state: Any, seat: int, move: Any, rng: random.Random) ->
     return float(game.result(state).totals[seat])
 
 
+def level_seats(players: int, match: int) -> list[int]:
+    """The level's seats in a match: even seats in even matches, odd ones in odd matches."""
+    return [s for s in range(players) if (s + match) % 2 == 0]
+
+
 def play_match(job: tuple) -> tuple[int, list[tuple[str, float]]]:
     """One match (level in the seats of one parity); each departure's kind and gain."""
     game_name, players, options, seed, match, level_name, rollouts = job
@@ -64,7 +69,7 @@ def play_match(job: tuple) -> tuple[int, list[tuple[str, float]]]:
     policy = get_heuristic(game_name)
     state = game.new_game(players, options, f"{seed}/{match}")
     rng = random.Random(f"{seed}/{match}")  # the same streams for every level
-    mine = {s for s in range(players) if (s + match) % 2 == 0}
+    mine = set(level_seats(players, match))
     departures: list[tuple[str, float]] = []
     ply = 0
     while not game.is_over(state):
@@ -102,7 +107,7 @@ def report(rows: list[dict[str, Any]], players: int) -> list[str]:
     by_kind: dict[str, list[float]] = defaultdict(list)
     per_seat: list[float] = []
     for row in rows:
-        seats = sum(1 for s in range(players) if (s + row["deal"]) % 2 == 0)
+        seats = len(level_seats(players, row["deal"]))
         for text, gain in row["departures"]:
             by_kind[text].append(gain)
         per_seat.append(sum(g for _, g in row["departures"]) / seats)
