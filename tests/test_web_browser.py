@@ -77,6 +77,8 @@ def create_in_lobby(page: object, url: str, game: str, options: dict[str, str]) 
     page.click("#create-button")  # type: ignore[attr-defined]
     page.wait_for_url("**/#/table/*")  # type: ignore[attr-defined]
     page.wait_for_selector("text=You play seat 0")  # type: ignore[attr-defined]
+    # the seat line can show before the first view: wait for the dealt hand
+    page.wait_for_selector(".hand .card")  # type: ignore[attr-defined]
     return page.url.rsplit("/", 1)[1]  # type: ignore[attr-defined]
 
 
