@@ -40,11 +40,13 @@ LADDER = ["random", "heuristic", "easy", "medium", "hard", "expert"]
 
 
 def level_print(game: str, *names: str) -> str:
-    """What the named levels are for this game (budgets and search options): rows measured
-    with other definitions of a level must not be counted as this one's."""
-    from bots.heuristics import get_search_options
+    """What the named levels are for this game (budgets, search options and the version of
+    the heuristic player they play out with): rows measured with other definitions of a
+    level must not be counted as this one's."""
+    from bots.heuristics import get_search_options, get_version
 
-    return repr([get_level(n) for n in names] + [get_search_options(game)])
+    return repr([get_level(n) for n in names] + [get_search_options(game),
+                                                   f"heuristic v{get_version(game)}"])
 
 
 class Results:

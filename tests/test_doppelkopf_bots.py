@@ -6,7 +6,7 @@ import random
 
 from bots.heuristics import get_candidates, get_heuristic
 from engines.doppelkopf import GAME
-from tests.doppelkopf_support import healthy, new
+from tests.doppelkopf_support import healthy, new, play
 
 
 def test_heuristic_and_candidates_are_found_by_game_name() -> None:
@@ -41,3 +41,44 @@ def test_heuristic_beats_random() -> None:
         totals[0] += scores[0] + scores[2]
         totals[1] += scores[1] + scores[3]
     assert totals[0] > totals[1] + 100, totals
+
+
+def _choice(state, seat: int) -> str:
+    choose = get_heuristic("doppelkopf")
+    return choose(GAME, state, seat, GAME.legal_moves(state, seat), random.Random(0)).text
+
+
+def test_heuristic_keeps_a_trump_rich_hand_without_the_top_trumps_healthy() -> None:
+    # nine trumps and two side aces: a solo under the old rule, a loss as this player plays it
+    s = new({0: "Td Td Qd Qd Jh Jh Jd Ad Kd Ac As 9h"})
+    assert _choice(s, 0) == "healthy"
+
+
+def test_heuristic_plays_a_solo_with_nearly_all_trumps_and_the_top_ones() -> None:
+    s = new({0: "Th Th Qc Qs Qs Qh Jc Ad Td Kd 9d Ac"})
+    assert _choice(s, 0) == "reservation"
+    s = play(s, "reservation", "healthy", "healthy", "healthy")
+    assert _choice(s, 0) == "solo diamonds"
+
+
+def test_heuristic_announces_a_marriage_with_both_club_queens() -> None:
+    s = new({0: "Qc Qc Ac As Ah Th Kd Kd 9c Kh Ks Js"})
+    assert _choice(s, 0) == "reservation"
+    s = play(s, "reservation", "healthy", "healthy", "healthy")
+    assert _choice(s, 0) == "marriage"
+
+
+def test_heuristic_names_its_strongest_solo_when_it_must_name_one() -> None:
+    # a reserving seat without both club queens has to name a solo (a search may reserve)
+    s = play(new({0: "Ac Ac Tc Tc Kc Kc Qc Jc 9c 9c As Ah"}),
+             "reservation", "healthy", "healthy", "healthy")
+    assert _choice(s, 0) == "solo clubs"
+
+
+def test_doctests_of_the_heuristic() -> None:
+    import doctest
+
+    import bots.heuristics.doppelkopf
+
+    failed, tried = doctest.testmod(bots.heuristics.doppelkopf)
+    assert tried and not failed

@@ -4,7 +4,9 @@ A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutP
 optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching),
 `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
 relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
-`bots.ismcts.search` measured better for this game, e.g. `policy_opponents`).
+`bots.ismcts.search` measured better for this game, e.g. `policy_opponents`) and `VERSION`
+(an int, 1 if absent, raised whenever the way it plays changes, so measurements of an earlier
+player are not counted as this one's).
 """
 
 from __future__ import annotations
@@ -55,3 +57,9 @@ def get_search_options(game_name: str) -> dict[str, Any]:
     """The game's own settings of `bots.ismcts.search` (none: the defaults)."""
     module = _module(game_name)
     return dict(getattr(module, "SEARCH_OPTIONS", {})) if module else {}
+
+
+def get_version(game_name: str) -> int:
+    """The version of the game's heuristic player (1 if it never changed its play)."""
+    module = _module(game_name)
+    return int(getattr(module, "VERSION", 1)) if module else 1
