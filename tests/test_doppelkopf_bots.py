@@ -14,14 +14,30 @@ def test_heuristic_and_candidates_are_found_by_game_name() -> None:
     assert get_candidates("doppelkopf") is not None
 
 
-def test_candidates_keep_every_card_pass_and_the_lowest_announcement() -> None:
+def test_candidates_keep_every_card_pass_and_the_announcement_the_player_would_make() -> None:
     prune = get_candidates("doppelkopf")
-    s = healthy(new({0: "Qc", 2: "Qc"}))
-    legal = GAME.legal_moves(s, 0)
-    kept = prune(GAME, s, 0, legal)
+    strong = healthy(new({0: "Qc Th Th Qs Qs Qh Qh Jc Jc Ad Ac As", 2: "Qc"}))
+    legal = GAME.legal_moves(strong, 0)
+    kept = prune(GAME, strong, 0, legal)
     assert [m.text for m in kept if m.kind != 0] == ["re"]
     assert [m for m in kept if m.kind == 0] == [m for m in legal if m.kind == 0]
-    assert [m.text for m in prune(GAME, s, 1, GAME.legal_moves(s, 1))] == ["pass", "kontra"]
+    assert [m.text for m in prune(GAME, strong, 1, GAME.legal_moves(strong, 1))] == ["pass"]
+    weak = healthy(new({0: "Qc 9c 9c 9s 9s 9h 9h Kc Kc Ks Ks Kh", 2: "Qc"}))
+    assert [m.text for m in prune(GAME, weak, 0, GAME.legal_moves(weak, 0)) if m.kind != 0] == []
+
+
+def test_candidates_before_the_play_follow_the_reservation_rule() -> None:
+    prune = get_candidates("doppelkopf")
+    plain = new({0: "Td Td Qd Qd Jh Jh Jd Ad Kd Ac As 9h"})
+    assert [m.text for m in prune(GAME, plain, 0, GAME.legal_moves(plain, 0))] == ["healthy"]
+    queens = new({0: "Qc Qc Ac As Ah Th Kd Kd 9c Kh Ks Js"})
+    assert [m.text for m in prune(GAME, queens, 0, GAME.legal_moves(queens, 0))] == [
+        "healthy", "reservation"]
+    named = play(queens, "reservation", "healthy", "healthy", "healthy")
+    assert [m.text for m in prune(GAME, named, 0, GAME.legal_moves(named, 0))] == ["marriage"]
+    solo = play(new({0: "Th Th Qc Qs Qs Qh Jc Ad Td Kd 9d Ac"}),
+                "reservation", "healthy", "healthy", "healthy")
+    assert [m.text for m in prune(GAME, solo, 0, GAME.legal_moves(solo, 0))] == ["solo diamonds"]
 
 
 def test_heuristic_beats_random() -> None:

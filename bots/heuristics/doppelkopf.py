@@ -69,7 +69,7 @@ def _trumps(hand: int, layout: int) -> int:
 SOLO_TRUMPS = 11  # trumps of the solo's order in hand ...
 SOLO_TOP = 4  # ... of which cards among its four highest kinds (two of each)
 SOLO_ACES_AT = 5  # aces for an aces solo (no trumps)
-VERSION = 2  # bump when the play changes: benchmark rows of another version do not count
+VERSION = 3  # bump when the play changes: benchmark rows of another version do not count
 
 
 def _trumps(hand: int, layout: int) -> int:
@@ -142,12 +142,11 @@ def choose(
     if phase != PLAYING:
         return legal[0]
     cards = [m for m in legal if m.kind == CARD]
-    if not cards:  # out of turn: announce or pass
-        return _announce_or_pass(state, seat, legal, rng)
-    if len(cards) < len(legal) and len(state.tricks) <= 1:
-        ann = _announce_or_pass(state, seat, legal, rng)
-        if ann.kind == ANNOUNCE:
-            return ann
+    announcement = _announcement(state, seat, legal)
+    if announcement is not None:
+        return announcement
+    if not cards:  # out of turn, nothing to announce
+        return next((m for m in legal if m.kind == PASS), legal[0])
     return _play_card(state, seat, cards)
 
 
@@ -157,13 +156,14 @@ def _solo_moves(state: DoppelkopfState) -> list[Move]:
     return [SOLO_MOVES[c] for c in SOLOS if state.bistro or c not in PURE_SOLOS]
 
 
-def _announce_or_pass(
-    state: DoppelkopfState, seat: int, legal: Sequence[Move], rng: random.Random
-) -> Move:
+def _announcement(state: DoppelkopfState, seat: int, legal: Sequence[Move]) -> Move | None:
+    """The re or kontra this player says now, if any: with a strong hand, out of turn or
+    on its own turn before the second trick is over."""
     anns = [m for m in legal if m.kind == ANNOUNCE and m.level == 1]
-    if anns and _strength(state, seat) >= (ANNOUNCE_AT if state.contract == NORMAL else ANNOUNCE_AT - 1):
-        return anns[0]
-    return next((m for m in legal if m.kind == PASS), legal[0])
+    if not anns or (len(state.tricks) > 1 and any(m.kind == CARD for m in legal)):
+        return None
+    at = ANNOUNCE_AT if state.contract == NORMAL else ANNOUNCE_AT - 1
+    return anns[0] if _strength(state, seat) >= at else None
 
 
 def _play_card(state: DoppelkopfState, seat: int, cards: Sequence[Move]) -> Move:
@@ -207,21 +207,35 @@ def _play_card(state: DoppelkopfState, seat: int, cards: Sequence[Move]) -> Move
 def candidates(
     game: object, state: DoppelkopfState, seat: int, legal: Sequence[Move]
 ) -> Sequence[Move]:
-    """The moves worth searching: every card, pass, and only the lowest announcement.
+    """The moves worth searching: every card, pass, and the lowest announcement only where
+    this player would announce; in the declaration, the marriage and the one solo this
+    player would name.
 
     Skipping levels ('re no 60' at once) is rarely better than announcing step by step, and
-    each announcement multiplies the branching of the out-of-turn decisions.
+    each announcement multiplies the branching of the out-of-turn decisions. Announcements
+    the player would not make lost points when the search made them (`bench.regret`,
+    BENCHMARKS.md), while declining its announcements sometimes paid: so the search may pass
+    where it announces, not the other way round. A declaration is one decision worth tens
+    of points, judged by a few play-outs per solo: the solos the player would not play lose
+    (`bench.doppelkopf_reservations`), so the search only weighs the marriage against the
+    solo worth playing, if any.
     """
-    if len(legal) <= 2:
+    if state.phase == RESERVATIONS:  # reserve only for a marriage or a solo worth playing
+        hand = state.hands[seat]
+        if count(hand, CLUB_QUEEN) == 2 or solo_worth(hand, _solo_moves(state)) is not None:
+            return legal
+        return [m for m in legal if m.kind == HEALTHY] or legal
+    if state.phase == DECLARATION and len(legal) > 1:
+        solos = [m for m in legal if m.kind == SOLO]
+        solo = solo_worth(state.hands[seat], solos)
+        marriage = [m for m in legal if m.kind == MARRIAGE]
+        if solo is None and not marriage:
+            solo = _forced_solo(state.hands[seat], solos)
+        return marriage + ([solo] if solo is not None else [])
+    if not any(m.kind == ANNOUNCE for m in legal):
         return legal
-    kept: list[Move] = []
-    lowest: Move | None = None
-    for m in legal:
-        if m.kind == ANNOUNCE:
-            if lowest is None or m.level < lowest.level:
-                lowest = m
-        else:
-            kept.append(m)
-    if lowest is not None:
-        kept.append(lowest)
+    announcement = _announcement(state, seat, legal)
+    kept = [m for m in legal if m.kind != ANNOUNCE]
+    if announcement is not None:
+        kept.append(announcement)
     return kept
