@@ -207,18 +207,16 @@ def _play_card(state: DoppelkopfState, seat: int, cards: Sequence[Move]) -> Move
 def candidates(
     game: object, state: DoppelkopfState, seat: int, legal: Sequence[Move]
 ) -> Sequence[Move]:
-    """The moves worth searching: every card, pass, and the lowest announcement only where
-    this player would announce; in the declaration, the marriage and the one solo this
-    player would name.
+    """The moves worth searching: every card and pass; re or kontra only where this player
+    would say it (and only the first level: skipping to 'no 60' rarely beats announcing step
+    by step); a reservation only with both club queens or a solo worth playing; in the
+    declaration the marriage and that solo.
 
-    Skipping levels ('re no 60' at once) is rarely better than announcing step by step, and
-    each announcement multiplies the branching of the out-of-turn decisions. Announcements
-    the player would not make lost points when the search made them (`bench.regret`,
-    BENCHMARKS.md), while declining its announcements sometimes paid: so the search may pass
-    where it announces, not the other way round. A declaration is one decision worth tens
-    of points, judged by a few play-outs per solo: the solos the player would not play lose
-    (`bench.doppelkopf_reservations`), so the search only weighs the marriage against the
-    solo worth playing, if any.
+    The search's own announcements lost points where this player would not have made them
+    (`bench.regret`, BENCHMARKS.md), while declining this player's sometimes paid: so the
+    search may pass where the player announces, not the other way round. A declaration is one
+    decision worth tens of points judged by a few play-outs per solo, and the solos this
+    player would not play lose (`bench.doppelkopf_reservations`).
     """
     if state.phase == RESERVATIONS:  # reserve only for a marriage or a solo worth playing
         hand = state.hands[seat]
