@@ -2,8 +2,11 @@
 
 - speed: ISMCTS iterations per second per game on one core, random and heuristic playouts.
 - ladder: each level against the one below it in duplicate format (every deal played with
-  every seating of the two levels); the per-deal mean point difference with its 95% interval
-  says whether the step is significant.
+  every seating of the two levels); the per-deal mean point difference and win-rate
+  difference (share of the higher level's seats among the winners minus the lower one's),
+  each with its 95% interval, say whether the step is significant. Points weigh a game as
+  its score does (Dou Dizhu's doublings, Doppelkopf's solos); win rates count every game
+  alike and so vary far less where scores multiply.
 - duel (Dou Dizhu): a level as landlord against two opponents and as both farmers against an
   opponent landlord, on the same deals (the landlord is fixed by scripted bidding at 3);
   opponents: RLCard's DouDizhuRuleAgentV1 (through an adapter) or random.
@@ -53,16 +56,18 @@ class Results:
     """Per-deal outcomes of one run, kept in a JSON-lines file shared by runs of other keys.
 
     A row matches when every field of the key is equal, `levels` (see `level_print`)
-    included: a row measured under another definition of a level is not counted.
+    included: a row measured under another definition of a level is not counted. A row
+    without every outcome field in `needs` (written before the run measured it) is played
+    again; the new row, appended later, is the one that counts.
     """
 
-    def __init__(self, path: str, key: dict[str, Any]) -> None:
+    def __init__(self, path: str, key: dict[str, Any], needs: tuple[str, ...] = ()) -> None:
         self.path, self.key = path, key
         self.done: dict[int, dict[str, Any]] = {}
         if path and Path(path).exists():
             for line in Path(path).read_text().splitlines():
                 row = json.loads(line)
-                if all(row.get(k) == v for k, v in key.items()):
+                if all(row.get(k) == v for k, v in key.items()) and all(f in row for f in needs):
                     self.done[row["deal"]] = row
 
     def todo(self, deals: int) -> list[int]:
@@ -119,14 +124,27 @@ def speed(args: argparse.Namespace) -> None:
 
 # --- ladder ----------------------------------------------------------------------------
 
-def _ladder_deal(job: tuple) -> tuple[int, float]:
+def _ladder_deal(job: tuple) -> tuple[int, float, float]:
+    """One deal in every seating: the mean points and the mean win rate of the higher level's
+    seats minus the lower one's."""
     game_name, players, options, seed, deal, high, low = job
-    points = {high: [], low: []}
+    points: dict[str, list[float]] = {high: [], low: []}
+    wins: dict[str, list[float]] = {high: [], low: []}
     for seating in seatings([high, low], players):
-        totals, _ = play_deal(game_name, players, options, f"{seed}/{deal}", seating)
+        totals, winners = play_deal(game_name, players, options, f"{seed}/{deal}", seating)
         for seat, name in enumerate(seating):
             points[name].append(totals[seat])
-    return deal, statistics.fmean(points[high]) - statistics.fmean(points[low])
+            wins[name].append(1.0 if seat in winners else 0.0)
+    return (deal, statistics.fmean(points[high]) - statistics.fmean(points[low]),
+            statistics.fmean(wins[high]) - statistics.fmean(wins[low]))
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, str]:
+    """The mean, the half-width of its 95% interval and whether it is above zero."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    sig = "yes" if mean - half > 0 else ("no (reversed)" if mean + half < 0 else "no")
+    return mean, half, sig
 
 
 def ladder(args: argparse.Namespace) -> None:
@@ -140,27 +158,28 @@ def ladder(args: argparse.Namespace) -> None:
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults"
     print(f"{args.game}, {players} players, options: {shown}\n")
     print(f"| {args.game} step | deals | games | mean point difference per seat-deal | 95% CI "
-          "| significant |")
-    print("|---|---:|---:|---:|---|---|")
+          "| significant | win-rate difference | 95% CI | significant |")
+    print("|---|---:|---:|---:|---|---|---:|---|---|")
     for step in steps:
         high, low = step.split(">")
         get_level(high), get_level(low)
         results = Results(args.results, {"game": args.game, "players": players,
                                          "options": options, "seed": args.seed, "step": step,
-                                         "levels": level_print(args.game, high, low)})
+                                         "levels": level_print(args.game, high, low)},
+                          needs=("diff", "wins"))
         jobs = [(args.game, players, options, args.seed, d, high, low)
                 for d in results.todo(args.deals)]
         started = time.time()
         with ProcessPoolExecutor(args.jobs) as pool:
-            for deal, diff in pool.map(_ladder_deal, jobs):
-                results.add(deal, diff=diff)
-        diffs = [row["diff"] for row in results.rows(args.deals)]
-        mean = statistics.fmean(diffs)
-        half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
-        games = len(diffs) * len(seatings([high, low], players))
-        sig = "yes" if mean - half > 0 else ("no (reversed)" if mean + half < 0 else "no")
-        print(f"| {high} > {low} | {len(diffs)} | {games} | {mean:+.3f} | "
-              f"[{mean - half:+.3f}, {mean + half:+.3f}] | {sig} |", flush=True)
+            for deal, diff, wins in pool.map(_ladder_deal, jobs):
+                results.add(deal, diff=diff, wins=wins)
+        rows = results.rows(args.deals)
+        games = len(rows) * len(seatings([high, low], players))
+        cells = []
+        for field in ("diff", "wins"):
+            mean, half, sig = mean_interval([row[field] for row in rows])
+            cells.append(f"{mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] | {sig}")
+        print(f"| {high} > {low} | {len(rows)} | {games} | {' | '.join(cells)} |", flush=True)
         print(f"<!-- {step}: {time.time() - started:.0f} s -->", file=sys.stderr)
 
 

@@ -87,3 +87,29 @@ def test_a_sides_run_goes_on_where_the_last_one_stopped(
     assert all(len(r["scores"]) == 2 for r in rows)
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert "| 5 | 10 |" in last
+
+
+def test_rows_without_a_needed_outcome_are_played_again(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    Results(str(path), {"seed": "a"}).add(0, diff=1.0)  # from before win rates were kept
+    Results(str(path), {"seed": "a"}).add(1, diff=2.0, wins=0.5)
+    now = Results(str(path), {"seed": "a"}, needs=("diff", "wins"))
+    assert now.todo(2) == [0]
+    now.add(0, diff=1.0, wins=-0.25)
+    again = Results(str(path), {"seed": "a"}, needs=("diff", "wins"))
+    assert [r["wins"] for r in again.rows(2)] == [-0.25, 0.5]
+
+
+def test_a_ladder_step_reports_points_and_win_rates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ladder.jsonl"
+    main(["ladder", "dou_dizhu", "--steps", "heuristic>random", "--deals", "3", "--jobs", "1",
+          "--results", str(path)])
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["deal"] for r in rows] == [0, 1, 2]
+    # three seats, two levels: six seatings with each level in nine seats, so steps of 1/9
+    assert all(-1 <= r["wins"] <= 1 and round(r["wins"] * 9, 6).is_integer() for r in rows)
+    assert any(r["wins"] != 0 for r in rows)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("| heuristic > random | 3 | 18 |") and last.count("|") == 10
