@@ -29,7 +29,7 @@ from bots.heuristics.doppelkopf import SOLO_TOP, choose, solo_strength, solo_wor
 from engines.doppelkopf import GAME, Move
 from engines.doppelkopf.cards import ACE, CLUB_QUEEN, FOLLOW, TRUMP, count, kind
 from engines.doppelkopf.game import DECLARATION, LAYOUT_OF, RESERVATIONS
-from engines.doppelkopf.moves import MARRIAGE_GAME, PURE_SOLOS, SOLO_ACES, SOLO_MOVES, SOLOS
+from engines.doppelkopf.moves import MARRIAGE_GAME, SOLO_ACES, solo_moves
 
 HEALTHY, MARRIAGE, RESERVATION = Move("healthy"), Move("marriage"), Move("reservation")
 
@@ -56,10 +56,6 @@ def play_out(state: Any, seat: int, say: Move, rng: random.Random) -> tuple[int,
     return score.scores[seat], played
 
 
-def solos_of(options: dict[str, Any]) -> list[Move]:
-    return [SOLO_MOVES[c] for c in SOLOS if options.get("bistro") or c not in PURE_SOLOS]
-
-
 def deal_values(job: tuple) -> tuple[int, list[dict[str, Any]]]:
     """For each seat of one deal: its hand and what every reservation scores with it."""
     options, seed, deal = job
@@ -67,7 +63,7 @@ def deal_values(job: tuple) -> tuple[int, list[dict[str, Any]]]:
     seats = []
     for seat in range(4):
         hand = start.hands[seat]
-        says = [HEALTHY, *solos_of(options)]
+        says = [HEALTHY, *solo_moves(bool(options.get("bistro")))]
         if count(hand, CLUB_QUEEN) == 2:
             says.append(MARRIAGE)
         values = {}
@@ -92,7 +88,7 @@ def _rule_before(hand: int, solos: list[Move]) -> Move | None:
 
 def report(rows: list[dict[str, Any]], options: dict[str, Any]) -> list[str]:
     hands = [s for row in rows for s in row["seats"]]
-    solos = solos_of(options)
+    solos = solo_moves(bool(options.get("bistro")))
 
     def plain(h: dict[str, Any]) -> str:
         return "marriage" if "marriage" in h["values"] else "healthy"

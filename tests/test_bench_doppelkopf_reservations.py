@@ -9,10 +9,10 @@ from bench.doppelkopf_reservations import (
     main,
     play_out,
     report,
-    solos_of,
 )
 from engines.doppelkopf import Move
 from engines.doppelkopf.cards import CLUB_QUEEN, count
+from engines.doppelkopf.moves import solo_moves
 from tests.doppelkopf_support import new
 
 QUEENS = "Qc Qc Ac As Ah Th Kd Kd 9c Kh Ks Js"  # both club queens, no solo worth playing
@@ -55,7 +55,7 @@ def test_the_heuristics_rule_is_the_zero_of_the_table(tmp_path, capsys) -> None:
 
 
 def test_report_counts_only_solos_that_were_played() -> None:
-    values = {str(m): [-9, False] for m in solos_of({})}
+    values = {str(m): [-9, False] for m in solo_moves(False)}
     hand = {"hand": 0, "values": {"healthy": [1, True], **values}}
     rows = [{"deal": d, "seats": [hand] * 4} for d in range(30)]
     lines = report(rows, {"deals": 1})

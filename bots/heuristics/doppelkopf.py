@@ -49,6 +49,7 @@ from engines.doppelkopf.moves import (
     SOLO,
     SOLO_ACES,
     Move,
+    solo_moves,
 )
 
 _TOP = {kind(0, 3), kind(1, 3), HEART_TEN}  # Qc Qs Th
@@ -127,7 +128,7 @@ def choose(
     phase = state.phase
     hand = state.hands[seat]
     if phase == RESERVATIONS:
-        solo = solo_worth(hand, _solo_moves(state))
+        solo = solo_worth(hand, solo_moves(state.bistro))
         want = RESERVATION if solo is not None or count(hand, CLUB_QUEEN) == 2 else HEALTHY
         return next((m for m in legal if m.kind == want), legal[0])
     if phase == DECLARATION:
@@ -148,12 +149,6 @@ def choose(
     if not cards:  # out of turn, nothing to announce
         return next((m for m in legal if m.kind == PASS), legal[0])
     return _play_card(state, seat, cards)
-
-
-def _solo_moves(state: DoppelkopfState) -> list[Move]:
-    from engines.doppelkopf.moves import PURE_SOLOS, SOLO_MOVES, SOLOS
-
-    return [SOLO_MOVES[c] for c in SOLOS if state.bistro or c not in PURE_SOLOS]
 
 
 def _announcement(state: DoppelkopfState, seat: int, legal: Sequence[Move]) -> Move | None:
@@ -220,7 +215,7 @@ def candidates(
     """
     if state.phase == RESERVATIONS:  # reserve only for a marriage or a solo worth playing
         hand = state.hands[seat]
-        if count(hand, CLUB_QUEEN) == 2 or solo_worth(hand, _solo_moves(state)) is not None:
+        if count(hand, CLUB_QUEEN) == 2 or solo_worth(hand, solo_moves(state.bistro)) is not None:
             return legal
         return [m for m in legal if m.kind == HEALTHY] or legal
     if state.phase == DECLARATION and len(legal) > 1:

@@ -71,12 +71,12 @@ from engines.doppelkopf.moves import (
     SOLO_DIAMONDS,
     SOLO_HEARTS,
     SOLO_JACKS,
-    SOLO_MOVES,
     SOLO_QUEENS,
     SOLO_SPADES,
     SOLOS,
     Move,
     parse_move,
+    solo_moves,
 )
 from engines.doppelkopf.scoring import outcome
 from engines.slots import SlotState, install_copy
@@ -612,8 +612,7 @@ class Doppelkopf(Game[DoppelkopfState, Move]):
         both = count(state.hands[seat], CLUB_QUEEN) == 2
         if state.duel and seat in COMPUTERS:
             return (MARRIAGE_MOVE,)
-        solos = tuple(SOLO_MOVES[c] for c in SOLOS if state.bistro or c not in PURE_SOLOS)
-        return ((MARRIAGE_MOVE,) if both else ()) + solos
+        return ((MARRIAGE_MOVE,) if both else ()) + solo_moves(state.bistro)
 
     def apply(self, state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
         if not isinstance(move, Move):

@@ -80,6 +80,11 @@ RESERVATION_MOVE = _make("reservation", RESERVATION)
 MARRIAGE_MOVE = _make("marriage", MARRIAGE)
 PASS_MOVE = _make("pass", PASS)
 SOLO_MOVES = {c: _make(f"solo {CONTRACT_NAMES[c]}", SOLO, contract=c) for c in SOLOS}
+
+
+def solo_moves(bistro: bool) -> tuple[Move, ...]:
+    """The solos a player may declare: the pure suit solos only with the `bistro` option."""
+    return _SOLOS_WITH_PURE if bistro else _SOLOS_WITHOUT_PURE
 ANNOUNCE_MOVES = {
     (party, level): _make(
         PARTY_WORDS[party] + (" " + LEVEL_WORDS[level] if level > 1 else ""), ANNOUNCE,
@@ -120,3 +125,7 @@ def parse_move(text: str) -> Move:
 # Card texts are canonical in their mixed case: register the mixed-case spelling lookups.
 for _m in CARD_MOVES:
     _INTERN.setdefault(_m.text.lower(), _m)
+
+
+_SOLOS_WITH_PURE = tuple(SOLO_MOVES[c] for c in SOLOS)
+_SOLOS_WITHOUT_PURE = tuple(SOLO_MOVES[c] for c in SOLOS if c not in PURE_SOLOS)
