@@ -7,6 +7,8 @@ runs every registered game through `check_game` over hypothesis-chosen seeds. A 
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +133,9 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
                 text = game.format_move(m)
                 again = game.parse_move(text)
                 assert again == m and game.format_move(again) == text, text
+                # the repr is the parse call; copies and pickles are the same move
+                assert repr(m) == f"Move({text!r})", repr(m)
+                assert copy.deepcopy(m) == m and pickle.loads(pickle.dumps(m)) == m, text
         # a seat not to act is refused and nothing changes
         for s in seats:
             if s not in acting:

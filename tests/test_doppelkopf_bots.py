@@ -89,12 +89,3 @@ def test_heuristic_names_its_strongest_solo_when_it_must_name_one() -> None:
     s = play(new({0: "Ac Ac Tc Tc Kc Kc Qc Jc 9c 9c As Ah"}),
              "reservation", "healthy", "healthy", "healthy")
     assert _choice(s, 0) == "solo clubs"
-
-
-def test_doctests_of_the_heuristic() -> None:
-    import doctest
-
-    import bots.heuristics.doppelkopf
-
-    failed, tried = doctest.testmod(bots.heuristics.doppelkopf)
-    assert tried and not failed

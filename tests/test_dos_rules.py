@@ -595,18 +595,6 @@ def test_match_table_is_symmetric_and_colour_needs_a_legal_match(
     assert match_kind(target, (a,)) in (NO_MATCH, SINGLE, SINGLE_COLOUR)
 
 
-def test_doctests_of_the_engine_modules() -> None:
-    import doctest
-
-    import engines.dos
-    import engines.dos.cards
-    import engines.dos.moves
-
-    for module in (engines.dos, engines.dos.cards, engines.dos.moves):
-        failed, tried = doctest.testmod(module)
-        assert tried and not failed, module.__name__
-
-
 def test_two_player_window_holds_both_seats() -> None:
     hands = ["r3 r4 g4 y5 g6 b9 b10", FILLER]
     s = table(hands, "r7 b9", "b1 b3 b4 b5 b6 r1")

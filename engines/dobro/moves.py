@@ -14,6 +14,7 @@ Move('JJ:10')
 from __future__ import annotations
 
 from engines.dobro.cards import JOKER, NUMBERED_MASK, REVERSE, SKIP, unit
+from engines.interned import InternedMove
 
 # Move kinds.
 PASS, SINGLE, PAIR, JOKER_SINGLE, JOKER_PAIR, JOKERS_PAIR, SKIP_MOVE, REVERSE_MOVE = range(8)
@@ -31,7 +32,7 @@ _INTERN: dict[str, Move] = {}
 _BY_KEY: dict[tuple[int, int], Move] = {}
 
 
-class Move:
+class Move(InternedMove):
     """One move. `value` is the card value it plays (the declared one for jokers; the called
     seat for a call), `amount` what it adds up to against the value in play (0 when it plays no
     numbered card), `cards` the packed cards it takes from the hand, `text` its notation.
@@ -47,28 +48,6 @@ class Move:
     text: str
     id: int
     n_cards: int
-
-    def __new__(cls, text: str) -> Move:
-        move = _INTERN.get(text)
-        return move if move is not None else parse_move(text)
-
-    def __getnewargs__(self) -> tuple[str]:
-        return (self.text,)
-
-    def __repr__(self) -> str:
-        return f"Move({self.text!r})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    # Equality and hashing are identity: construction, parsing, copying and unpickling all go
-    # through the interning table.
-
-    def __copy__(self) -> Move:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> Move:
-        return self
 
     @property
     def is_play(self) -> bool:
@@ -249,3 +228,7 @@ def plays(h: int, value: int, opening: bool) -> tuple[Move, ...]:
         _PLAYS.clear()
     _PLAYS[key] = res
     return res
+
+
+Move._interned = _INTERN
+Move._parse = staticmethod(parse_move)

@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 from engines.doppelkopf.cards import N_KINDS, TEXT, parse_card
+from engines.interned import InternedMove
 
 # Move kinds.
 CARD, HEALTHY, RESERVATION, SOLO, MARRIAGE, ANNOUNCE, PASS = range(7)
@@ -35,7 +36,7 @@ PARTY_WORDS = ("kontra", "re")  # party 1 is Re
 _INTERN: dict[str, Move] = {}
 
 
-class Move:
+class Move(InternedMove):
     """One move. `kind` says which; `card` (a kind 0-23) for plays, `contract` for solos,
     `party` (1 Re, 0 Kontra) and `level` (1 re/kontra, 2 no 90 ... 5 schwarz) for
     announcements. Build from notation: `Move("Th")`; `str(move)` is the canonical text."""
@@ -48,22 +49,6 @@ class Move:
     party: int
     level: int
     text: str
-
-    def __new__(cls, text: str) -> Move:
-        move = _INTERN.get(text)
-        return move if move is not None else parse_move(text)
-
-    def __getnewargs__(self) -> tuple[str]:
-        return (self.text,)
-
-    def __repr__(self) -> str:
-        return f"Move({self.text!r})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __reduce__(self):
-        return (Move, (self.text,))
 
 
 def _make(text: str, kind: int, card: int = -1, contract: int = -1, party: int = -1,
@@ -129,3 +114,7 @@ for _m in CARD_MOVES:
 
 _SOLOS_WITH_PURE = tuple(SOLO_MOVES[c] for c in SOLOS)
 _SOLOS_WITHOUT_PURE = tuple(SOLO_MOVES[c] for c in SOLOS if c not in PURE_SOLOS)
+
+
+Move._interned = _INTERN
+Move._parse = staticmethod(parse_move)

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 from engines.dos.cards import CODES, N_TYPES, parse_card
+from engines.interned import InternedMove
 
 MATCH, DRAW, ADD, END, END_DOS, CALL, CATCH = range(7)
 KIND_NAMES = ("match", "draw", "add", "end", "end dos", "dos", "catch")
@@ -25,7 +26,7 @@ KIND_NAMES = ("match", "draw", "add", "end", "end dos", "dos", "catch")
 _INTERN: dict[str, Move] = {}
 
 
-class Move:
+class Move(InternedMove):
     """One decision. `cards` are the types played (sorted), `target` the centre card's type."""
 
     __slots__ = ("kind", "cards", "target", "text")
@@ -34,25 +35,6 @@ class Move:
     cards: tuple[int, ...]
     target: int
     text: str
-
-    def __new__(cls, text: str) -> Move:
-        move = _INTERN.get(text)
-        return move if move is not None else parse_move(text)
-
-    def __getnewargs__(self) -> tuple[str]:
-        return (self.text,)
-
-    def __repr__(self) -> str:
-        return f"Move({self.text!r})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __copy__(self) -> Move:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> Move:
-        return self
 
 
 def _make(kind: int, cards: tuple[int, ...], target: int, text: str) -> Move:
@@ -120,3 +102,7 @@ def parse_move(text: str) -> Move:
     cards = [parse_card(p) for p in parts]
     t = parse_card(target)
     return match_move(cards[0], cards[1] if len(cards) == 2 else -1, t)
+
+
+Move._interned = _INTERN
+Move._parse = staticmethod(parse_move)

@@ -28,6 +28,7 @@ from engines.dou_dizhu.cards import (
     pack,
     rank_of_char,
 )
+from engines.interned import InternedMove
 
 # Move kinds.
 PASS, BID = 0, 1
@@ -50,7 +51,7 @@ _BY_ID: list[Move] = []
 _BY_KEY: dict[tuple, Move] = {}
 
 
-class Move:
+class Move(InternedMove):
     """One move: a bid, a pass or a combination of ranks (suits never matter).
 
     `rank` is the top rank of the main part (the bid value for bids), `length` the number of
@@ -68,28 +69,6 @@ class Move:
     text: str
     id: int
     n_cards: int
-
-    def __new__(cls, text: str) -> Move:
-        move = _INTERN.get(text)
-        return move if move is not None else parse_move(text)
-
-    def __getnewargs__(self) -> tuple[str]:
-        return (self.text,)
-
-    def __repr__(self) -> str:
-        return f"Move({self.text!r})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    # Equality and hashing are identity (the fast built-ins): every Move is interned, and
-    # construction, parsing, copying and unpickling all go through the interning table.
-
-    def __copy__(self) -> Move:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> Move:
-        return self
 
     @property
     def is_play(self) -> bool:
@@ -493,3 +472,7 @@ def _trim() -> None:
     _LEAD.clear()
     _FOLLOW.clear()
     _CPW.clear()
+
+
+Move._interned = _INTERN
+Move._parse = staticmethod(parse_move)
