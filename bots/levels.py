@@ -19,7 +19,9 @@ the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the searc
 it only where its statistics clearly disagree. A game's module may set further search options
 for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
 `policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
-search's departures from the heuristic player were measured to lose points at every budget).
+search's departures from the heuristic player were measured to lose points at every budget)
+or for one level (`LEVEL_OPTIONS`: Dou Dizhu's medium takes easy's root prior 2, without which
+it played no better than easy).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class Level:
         if self.kind == "ismcts":
             playout = get_heuristic(game.info.name) if self.heuristic_playouts else None
             prune = get_candidates(game.info.name) if self.pruned else None
-            options = get_search_options(game.info.name)
+            options = get_search_options(game.info.name, self.name)
             if self.policy_opponents is not None:
                 options["policy_opponents"] = self.policy_opponents
             prior = options.pop("prior", self.prior)

@@ -113,3 +113,18 @@ def test_a_ladder_step_reports_points_and_win_rates(
     assert any(r["wins"] != 0 for r in rows)
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("| heuristic > random | 3 | 18 |") and last.count("|") == 10
+
+
+def test_a_levels_own_game_options_are_part_of_its_print(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bots.heuristics.sobe_e_desce as module
+    from bench.strength import level_print
+    from bots.heuristics import get_search_options
+
+    before = level_print("sobe_e_desce", "hard", "medium")
+    monkeypatch.setattr(module, "LEVEL_OPTIONS", {"hard": {"prior": 1.0}}, raising=False)
+    assert get_search_options("sobe_e_desce", "hard") == {"prior": 1.0}
+    assert get_search_options("sobe_e_desce", "medium") == get_search_options("sobe_e_desce")
+    assert get_search_options("sobe_e_desce") == {"prior": 10.0}
+    # rows measured before the level had its own options do not count as this level's
+    assert level_print("sobe_e_desce", "hard", "medium") != before
+    assert "{'hard': {'prior': 1.0}}" not in level_print("sobe_e_desce", "medium", "easy")

@@ -4,7 +4,8 @@ A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutP
 optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching),
 `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
 relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
-`bots.ismcts.search` measured better for this game, e.g. `policy_opponents`) and `VERSION`
+`bots.ismcts.search` measured better for this game, e.g. `policy_opponents`), `LEVEL_OPTIONS`
+(the same for one level only: level name -> keyword arguments, over `SEARCH_OPTIONS`) and `VERSION`
 (an int, 1 if absent, raised whenever the way it plays changes, so measurements of an earlier
 player are not counted as this one's).
 """
@@ -53,10 +54,19 @@ def get_reward(game_name: str) -> RewardFn | None:
     return getattr(module, "rewards", None) if module else None
 
 
-def get_search_options(game_name: str) -> dict[str, Any]:
-    """The game's own settings of `bots.ismcts.search` (none: the defaults)."""
+def get_search_options(game_name: str, level: str | None = None) -> dict[str, Any]:
+    """The game's own settings of `bots.ismcts.search` (none: the defaults), with those of
+    `level` if the game has some for it."""
     module = _module(game_name)
-    return dict(getattr(module, "SEARCH_OPTIONS", {})) if module else {}
+    if module is None:
+        return {}
+    return {**getattr(module, "SEARCH_OPTIONS", {}), **get_level_options(game_name, level)}
+
+
+def get_level_options(game_name: str, level: str | None) -> dict[str, Any]:
+    """The game's settings of `bots.ismcts.search` for one level only (see LEVEL_OPTIONS)."""
+    module = _module(game_name)
+    return dict(getattr(module, "LEVEL_OPTIONS", {}).get(level, {})) if module else {}
 
 
 def get_version(game_name: str) -> int:
