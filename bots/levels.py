@@ -20,8 +20,8 @@ it only where its statistics clearly disagree. A game's module may set further s
 for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
 `policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
 search's departures from the heuristic player were measured to lose points at every budget)
-or for one level (`LEVEL_OPTIONS`: Dou Dizhu's medium takes easy's root prior 2, without which
-it played no better than easy).
+or for one level (`LEVEL_OPTIONS`: in Dou Dizhu and Doppelkopf medium takes easy's root prior 2,
+without which it played no better than easy).
 """
 
 from __future__ import annotations
