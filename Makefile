@@ -68,6 +68,7 @@ bench: setup
 	$(BIN)/python -m bench.random_play
 	$(BIN)/python -m bench.rpc_latency
 	$(BIN)/python -m bench.strength speed
+	$(BIN)/python -m bench.think_time --positions 10
 	@echo "strength: python -m bench.strength ladder GAME | duel --level hard --opponent rlcard | sides GAME --level hard (hours on 2 cores; --results FILE resumes); python -m bench.regret GAME --level easy (a level against the heuristic, decision by decision); python -m bench.doppelkopf_reservations (what each reservation is worth to a hand)"
 
 soak: setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
