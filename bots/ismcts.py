@@ -107,6 +107,7 @@ def search(
     prior: float = 0.0,
     reward: RewardFn | None = None,
     policy_opponents: bool = False,
+    worlds: Callable[[random.Random], Any] | None = None,
 ) -> tuple[Any, SearchStats]:
     """The move for `seat` after at most `iterations` iterations or `seconds` of search.
 
@@ -124,6 +125,8 @@ def search(
     other seats play the policy on their own cards of each world instead of choosing by the
     tree's statistics, which pool every hand they might hold and so play them as if blind to
     their own cards; only the searching seat's moves are searched (Dobro, see BENCHMARKS.md).
+    `worlds` deals each iteration's determinization in place of `game.sample(view, rng)`
+    (e.g. `bots.inference.Worlds`, weighted by what the others' moves say about their cards).
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
@@ -149,8 +152,9 @@ def search(
     score_deal = reward or rewards
     by_policy = policy_opponents and playout is not None
     done = 0
+    draw = worlds if worlds is not None else (lambda r: sample(view, r))
     for done in range(1, iterations + 1):  # noqa: B007 - `done` is read after the loop
-        d = sample(view, rng)
+        d = draw(rng)
         deal0 = deal_number(d)
         totals0 = game.result(d).totals
         node = root

@@ -27,10 +27,17 @@ without which it played no better than easy).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from bots.heuristics import get_candidates, get_heuristic, get_reward, get_search_options
+from bots.heuristics import (
+    get_candidates,
+    get_explains,
+    get_heuristic,
+    get_reward,
+    get_search_options,
+)
+from bots.inference import Worlds
 from bots.ismcts import SearchStats, search
 from engines.contract import Game
 
@@ -46,6 +53,19 @@ class Level:
     prior: float = 0.0  # root bias towards the heuristic player's choice (bots.ismcts)
     # None: the game's setting (bots.heuristics SEARCH_OPTIONS), else the search default
     policy_opponents: bool | None = None  # the other seats play the heuristic in the tree too
+    # > 0: worlds weighted by the others' moves, each one the heuristic would not have made
+    # multiplying a world's weight by this (bots.inference); 0: uniform worlds
+    inference: float = 0.0
+
+    def __repr__(self) -> str:
+        """The dataclass's repr, less the options added after measurements keyed by it were
+        recorded (bench results files) while they keep their defaults."""
+        later = {"inference": 0.0}
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+            if f.name not in later or getattr(self, f.name) != later[f.name]
+        ]
+        return f"Level({', '.join(parts)})"
 
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
@@ -60,6 +80,11 @@ class Level:
             prior = options.pop("prior", self.prior)
             if not self.heuristic_playouts:
                 prior = 0.0  # the prior is the heuristic player's choice: none without it
+            epsilon = options.pop("inference", self.inference)
+            explains = get_explains(game.info.name)
+            if epsilon and explains is not None and game.replay(game.sample(view, rng)) is not None:
+                pool = max(50, self.iterations // 4)
+                options["worlds"] = Worlds(game, view, seat, rng, explains, pool, epsilon)
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,
                 candidates=prune, prior=prior, reward=get_reward(game.info.name), **options,

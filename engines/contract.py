@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -159,6 +159,16 @@ class Game(ABC, Generic[State, MoveT]):
     @abstractmethod
     def sample(self, view: Message, rng: random.Random) -> State:
         """A full state consistent with `view`: `view(sample(v), v.seat) == v`."""
+
+    def replay(self, state: State) -> Iterator[tuple[State, int, MoveT]] | None:
+        """The moves of the deal in progress, each with the state it was made in, as the hidden
+        cards of this full state imply them; None where the game cannot rebuild them (cards
+        drawn since the deal leave earlier hands unknown).
+
+        Bots weigh sampled worlds by how well a model of the players explains these moves:
+        a world in which the others would not have played as they did is an unlikely one.
+        """
+        return None
 
     # --- outcome ------------------------------------------------------------------------
     @abstractmethod

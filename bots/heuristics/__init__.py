@@ -2,7 +2,8 @@
 
 A game gets one by adding `bots/heuristics/<game>.py` with `choose` (a `PlayoutPolicy`) and,
 optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searching),
-`rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
+`explains` (an `Explains`: whether this player could have made a move, the model that weighs
+sampled worlds in `bots.inference`), `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
 relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
 `bots.ismcts.search` measured better for this game, e.g. `policy_opponents`), `LEVEL_OPTIONS`
 (the same for one level only: level name -> keyword arguments, over `SEARCH_OPTIONS`) and `VERSION`
@@ -19,6 +20,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from bots.inference import Explains
 from bots.ismcts import CandidateFilter, PlayoutPolicy, RewardFn
 
 
@@ -52,6 +54,13 @@ def get_reward(game_name: str) -> RewardFn | None:
     """The game's reward for searches, or None for the default (`bots.ismcts.rewards`)."""
     module = _module(game_name)
     return getattr(module, "rewards", None) if module else None
+
+
+def get_explains(game_name: str) -> Explains | None:
+    """The game's model of the other seats for weighing sampled worlds (`bots.inference`),
+    or None where it has none."""
+    module = _module(game_name)
+    return getattr(module, "explains", None) if module else None
 
 
 def get_search_options(game_name: str, level: str | None = None) -> dict[str, Any]:

@@ -47,23 +47,38 @@ def _cost(move: Move, hand: int) -> tuple:
 def choose(
     game: object, state: DouDizhuState, seat: int, legal: Sequence[Move], rng: random.Random
 ) -> Move:
+    options = _choices(state, seat, legal)
+    # with two options the second is a pass kept as an alternative to spending a high card
+    return options[1] if len(options) == 2 and rng.random() < 0.5 else options[0]
+
+
+def explains(
+    game: object, state: DouDizhuState, seat: int, legal: Sequence[Move], move: Move
+) -> bool:
+    """Whether this player, in `state`, could have chosen `move` (the model of the others
+    that weighs sampled worlds, see `bots.inference`)."""
+    return move in _choices(state, seat, legal)
+
+
+def _choices(state: DouDizhuState, seat: int, legal: Sequence[Move]) -> tuple[Move, ...]:
+    """The move this player makes, or (its move, pass) where it passes half the time."""
     if state.phase == BIDDING:
         strength = bid_strength(state.hands[seat])
         want = 3 if strength >= 11 else 2 if strength >= 8 else 1 if strength >= 5 else 0
         bids = [m for m in legal if m.kind == BID and m.rank <= want]
-        return max(bids, key=lambda m: m.rank) if bids else legal[0]
+        return (max(bids, key=lambda m: m.rank) if bids else legal[0],)
     hand = state.hands[seat]
     n_hand = size(hand)
     plays = [m for m in legal if m.kind != PASS]
     for m in plays:
         if m.n_cards == n_hand:
-            return m  # go out
+            return (m,)  # go out
     last = state.last
     landlord = state.landlord
     if last is None:
-        return min(plays, key=lambda m: _cost(m, hand))
+        return (min(plays, key=lambda m: _cost(m, hand)),)
     if seat != landlord and state.last_seat != landlord:
-        return legal[0]  # partner leads the round: let it stand
+        return (legal[0],)  # partner leads the round: let it stand
     ordinary = [m for m in plays if m.kind < BOMB]
     opponent_cards = size(state.hands[state.last_seat])
     danger = opponent_cards <= 4 if seat != landlord else min(
@@ -72,13 +87,13 @@ def choose(
     if ordinary:
         best = min(ordinary, key=lambda m: _cost(m, hand))
         # keep twos and jokers for later unless the round matters
-        if best.rank >= 12 and not danger and rng.random() < 0.5:
-            return legal[0]
-        return best
+        if best.rank >= 12 and not danger:
+            return (best, legal[0])
+        return (best,)
     bombs = [m for m in plays if m.kind >= BOMB]
     if bombs and (danger or n_hand - bombs[0].n_cards <= 4 or hand & JOKERS == JOKERS and n_hand <= 6):
-        return min(bombs, key=lambda m: (m.kind, m.rank))
-    return legal[0]
+        return (min(bombs, key=lambda m: (m.kind, m.rank)),)
+    return (legal[0],)
 
 
 def candidates(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from croupier.v1 import dou_dizhu_pb2 as pb
@@ -253,6 +253,38 @@ class DouDizhu(Game[DouDizhuState, Move]):
 
     def sample(self, view: pb.DouDizhuView, rng: random.Random) -> DouDizhuState:
         return _sample(view, rng)
+
+    def replay(self, state: DouDizhuState) -> Iterator[tuple[DouDizhuState, int, Move]]:
+        """The deal's bids and plays from its deal: nothing is drawn after it, so the hands
+        then are the hands now plus what each seat played, less the landlord's kitty.
+
+        >>> s = GAME.new_game(3, {"dealer": 2, "face_up": 0}, seed="doc")
+        >>> for m in ("bid 1", "pass", "bid 3"):
+        ...     s = GAME.apply(s, s.to_act, GAME.parse_move(m))
+        >>> [(seat, m.text) for _, seat, m in GAME.replay(s)]
+        [(0, 'bid 1'), (1, 'pass'), (2, 'bid 3')]
+        >>> first = next(GAME.replay(s))[0]
+        >>> first.phase == BIDDING and size(first.hands[2]) == 17
+        True
+        """
+        if state.phase == OVER:
+            return
+        played = _played(state)
+        hands = [h + p for h, p in zip(state.hands, played, strict=True)]
+        if state.landlord >= 0:
+            hands[state.landlord] -= state.kitty
+        s = state.copy()
+        s.hands = tuple(hands)  # type: ignore[assignment]
+        s.bidding, s.bid, s.landlord, s.plays, s.bombs = (), 0, -1, (), 0
+        s.phase, s.to_act = BIDDING, state.face_up_holder
+        s.last, s.last_seat, s.passes, s.play_counts = None, -1, 0, (0, 0, 0)
+        for seat, value in state.bidding:
+            move = BIDS[value]
+            yield s, seat, move
+            s = self.apply(s, seat, move)
+        for seat, move in state.plays:
+            yield s, seat, move
+            s = self.apply(s, seat, move)
 
     # --- outcome ------------------------------------------------------------------------
     def result(self, state: DouDizhuState) -> Result:

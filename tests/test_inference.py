@@ -1,0 +1,105 @@
+"""Worlds weighted by the others' moves: the deal's replay, the model, the pool, the level."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bots.heuristics import get_explains, get_heuristic
+from bots.inference import Worlds, surprises
+from bots.levels import Level
+from engines.dou_dizhu import GAME as DD
+from engines.registry import GAMES
+
+
+def heuristic_deal(seed: int, stop: int):
+    """A Dou Dizhu deal the heuristic plays in every seat, cut after `stop` moves."""
+    rng = random.Random(seed)
+    choose = get_heuristic("dou_dizhu")
+    state = DD.new_game(3, {}, seed=f"inference/{seed}")
+    for _ in range(stop):
+        if DD.deal_number(state) != 0 or DD.is_over(state):
+            break
+        seat = state.to_act
+        state = DD.apply(state, seat, choose(DD, state, seat, DD.legal_moves(state, seat), rng))
+    return state
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), stop=st.integers(0, 80))
+def test_replay_rebuilds_the_deal(seed: int, stop: int) -> None:
+    state = heuristic_deal(seed, stop)
+    steps = list(DD.replay(state))
+    if DD.is_over(state):
+        assert steps == []
+        return
+    assert len(steps) == len(state.bidding) + len(state.plays)
+    if not steps:
+        return
+    s = steps[0][0]
+    for before, seat, move in steps:
+        assert DD.view(before, None) == DD.view(s, None)  # each step starts where the last ended
+        s = DD.apply(s, seat, move)
+    for seat in range(3):  # and the last one ends in the state itself
+        assert DD.view(s, seat) == DD.view(state, seat)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), stop=st.integers(0, 80))
+def test_the_heuristic_player_never_surprises_its_own_model(seed: int, stop: int) -> None:
+    state = heuristic_deal(seed, stop)
+    for seat in range(3):
+        assert surprises(DD, state, seat, get_explains("dou_dizhu")) == 0
+
+
+def test_a_model_that_explains_nothing_counts_every_choice_of_the_others() -> None:
+    state = heuristic_deal(5, 40)
+    steps = list(DD.replay(state))
+    for seat in range(3):
+        choices = sum(1 for st_, s, _ in steps if s != seat and len(DD.legal_moves(st_, s)) > 1)
+        assert surprises(DD, state, seat, lambda *_: False) == choices > 0
+
+
+def test_worlds_agree_with_the_view_and_favour_the_explained_ones() -> None:
+    state = heuristic_deal(11, 30)
+    seat = state.to_act
+    view = DD.view(state, seat)
+    pool = Worlds(DD, view, seat, random.Random(1), get_explains("dou_dizhu"), 200, 0.2)
+    assert min(pool.surprises) < max(pool.surprises)  # the moves told the worlds apart
+    for w, k, weight in zip(pool.worlds, pool.surprises, pool.weights, strict=True):
+        assert DD.view(w, seat) == view
+        assert weight == pytest.approx(0.2 ** (k - min(pool.surprises)))
+    assert 1 <= pool.effective_size < 200
+    rng = random.Random(2)
+    drawn = [pool(rng) for _ in range(2000)]
+    mean = sum(pool.surprises[pool.worlds.index(w)] for w in drawn) / len(drawn)
+    assert mean < sum(pool.surprises) / len(pool.surprises)  # drawn by weight, not uniformly
+    uniform = Worlds(DD, view, seat, random.Random(1), get_explains("dou_dizhu"), 50, 1.0)
+    assert uniform.effective_size == pytest.approx(50)
+
+
+def test_epsilon_must_be_a_probability() -> None:
+    state = heuristic_deal(3, 10)
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="epsilon"):
+            Worlds(DD, DD.view(state, 0), 0, random.Random(1), get_explains("dou_dizhu"), 10, bad)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_level_with_inference_plays_legal_reproducible_moves_in_every_game(name: str) -> None:
+    """Games that cannot replay a deal, or have no model, search uniform worlds."""
+    game = GAMES[name]
+    level = Level("inferring", "ismcts", iterations=60, heuristic_playouts=True, pruned=True,
+                  inference=0.3)
+    from tests.test_ismcts import random_states
+
+    for state, acting in random_states(name, 6, seed=4):
+        seat = acting[0]
+        view = game.view(state, seat)
+        a, sa = level.choose(game, view, seat, random.Random(7))
+        b, sb = level.choose(game, view, seat, random.Random(7))
+        assert a in game.legal_moves(state, seat)
+        assert a == b and (sa is None or sb is not None and sa.visits == sb.visits)
