@@ -83,7 +83,7 @@ class Level:
             epsilon = options.pop("inference", self.inference)
             explains = get_explains(game.info.name)
             if epsilon and explains is not None and game.replay(game.sample(view, rng)) is not None:
-                pool = max(50, self.iterations // 4)
+                pool = max(200, self.iterations // 4)  # a quarter of the budget, 200 at least
                 options["worlds"] = Worlds(game, view, seat, rng, explains, pool, epsilon)
             return search(
                 game, view, seat, rng, self.iterations, self.seconds, playout=playout,

@@ -47,6 +47,43 @@ def test_replay_rebuilds_the_deal(seed: int, stop: int) -> None:
         assert DD.view(s, seat) == DD.view(state, seat)
 
 
+def heuristic_play(name: str, options: dict, seed: int, stop: int):
+    """A match of `name` the heuristic plays in every seat, cut after `stop` moves."""
+    game = GAMES[name]
+    rng = random.Random(seed)
+    choose = get_heuristic(name)
+    state = game.new_game(4, options, seed=f"inference/{seed}")
+    for _ in range(stop):
+        if game.is_over(state):
+            break
+        seat = sorted(game.to_act(state))[0]
+        state = game.apply(state, seat, choose(game, state, seat, game.legal_moves(state, seat), rng))
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), stop=st.integers(0, 60), score=st.sampled_from([4, 6, 20]))
+def test_sobe_e_desce_replay_rebuilds_the_deal_exchanges_included(
+    seed: int, stop: int, score: int
+) -> None:
+    game = GAMES["sobe_e_desce"]
+    state = heuristic_play("sobe_e_desce", {"start_score": score}, seed, stop)
+    steps = list(game.replay(state))
+    if not steps:
+        assert game.is_over(state) or state.trump < 0 and not state.decisions
+        return
+    assert len(steps) == 1 + len(state.decisions) + sum(
+        len(cards) for _, cards, _ in state.tricks) + len(state.trick)
+    assert list(game.replay(state)) == steps  # one arrangement per state: a pure function
+    s = steps[0][0]
+    assert [h.bit_count() for h in s.hands] == [3, 3, 3, 3] and len(s.pending) == 8
+    for _, seat, move in steps:
+        s = game.apply(s, seat, move)
+    for seat in (None, 0, 1, 2, 3):
+        assert game.view(s, seat) == game.view(state, seat)
+    assert s.stock == state.stock and s.discards == state.discards and s.hands == state.hands
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), stop=st.integers(0, 80))
 def test_the_heuristic_player_never_surprises_its_own_model(seed: int, stop: int) -> None:
@@ -103,3 +140,21 @@ def test_a_level_with_inference_plays_legal_reproducible_moves_in_every_game(nam
         b, sb = level.choose(game, view, seat, random.Random(7))
         assert a in game.legal_moves(state, seat)
         assert a == b and (sa is None or sb is not None and sa.visits == sb.visits)
+
+
+def test_sobe_e_desce_worlds_like_the_truth_surprise_the_model_less_than_uniform_ones() -> None:
+    """The replay draws which cards an exchange took, so even the true deal may surprise the
+    model now and then; it must still do so far less than worlds dealt blindly."""
+    game = GAMES["sobe_e_desce"]
+    explains = get_explains("sobe_e_desce")
+    rng = random.Random(8)
+    truth = blind = 0
+    for seed in range(40):
+        state = heuristic_play("sobe_e_desce", {"start_score": 20}, seed, 12)
+        if game.is_over(state) or state.trump < 0:
+            continue
+        seat = sorted(game.to_act(state))[0]
+        truth += surprises(game, state, seat, explains) or 0
+        blind += sum(surprises(game, game.sample(game.view(state, seat), rng), seat, explains)
+                     or 0 for _ in range(5)) / 5
+    assert truth < blind / 2, (truth, blind)

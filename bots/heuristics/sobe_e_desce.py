@@ -163,6 +163,17 @@ def choose(
     return legal[0]
 
 
+def explains(
+    game: object, state: SobeEDesceState, seat: int, legal: Sequence[Move], move: Move
+) -> bool:
+    """Whether this player, in `state`, would have made `move` (it chooses without chance;
+    the model of the others that weighs sampled worlds, see `bots.inference`)."""
+    return choose(game, state, seat, legal, _NO_CHANCE) == move
+
+
+_NO_CHANCE = random.Random(0)  # `choose` draws nothing; its signature wants an rng
+
+
 def _distinct_cards(state: SobeEDesceState, seat: int, legal: Sequence[Move]) -> Sequence[Move]:
     """One card per run of equivalent cards: two cards of a suit with nothing between them but
     the player's own cards and cards already played win and lose exactly the same tricks."""

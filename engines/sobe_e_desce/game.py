@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -37,15 +37,21 @@ from engines.sobe_e_desce.cards import (
 )
 from engines.sobe_e_desce.moves import (
     CARD,
+    CARD_MOVES,
     CHOICE_MOVES,
     EXCHANGE,
     MAX_EXCHANGE,
     PASS,
+    PASS_MOVE,
+    PLAY_MOVE,
     TRUMP,
+    TRUMP_MOVES,
     TURN,
+    TURN_MOVE,
     Move,
     card_moves,
     decision_moves,
+    make,
     parse_move,
 )
 from engines.sobe_e_desce.sampling import Places, Plan
@@ -319,6 +325,80 @@ class SobeEDesce(Game[SobeEDesceState, Move]):
 
     def sample(self, view: pb.SobeEDesceView, rng: random.Random) -> SobeEDesceState:
         return _sample(view, rng)
+
+    def replay(self, state: SobeEDesceState) -> Iterator[tuple[SobeEDesceState, int, Move]]:
+        """The deal's trump choice, decisions and plays from its deal.
+
+        The state does not say which of an exchanger's cards came from the stock, nor which
+        three of the chooser's five he held when he chose trumps: one arrangement is drawn from
+        the state's seed, uniformly among those the state allows (the turned card was dealt,
+        not drawn), so a model's verdict on the replay is a fair draw of it.
+
+        >>> s = GAME.new_game(4, {"dealer": 3}, seed="doc")
+        >>> for m in ("trump s", "play", "pass", "play"):
+        ...     s = GAME.apply(s, s.to_act, GAME.parse_move(m))
+        >>> [(seat, m.text) for _, seat, m in GAME.replay(s)]
+        [(0, 'trump s'), (0, 'play'), (1, 'pass'), (2, 'play')]
+        >>> first = next(GAME.replay(s))[0]
+        >>> first.phase == TRUMP_PHASE and [h.bit_count() for h in first.hands]
+        [3, 3, 3, 3]
+        """
+        if state.phase in (TRUMP_PHASE, OVER):
+            return
+        rng = random.Random(f"{state.seed}/replay/{state.deal_number}")
+        first = state.chooser
+        played = [0] * PLAYERS
+        for leader, cards, _ in state.tricks:
+            seat = leader
+            for c in cards:
+                played[seat] |= BIT[c]
+                seat = state.nxt[seat]
+        for seat, c in state.trick:
+            played[seat] |= BIT[c]
+        dealt = [h | p for h, p in zip(state.hands, played, strict=True)]  # after exchanges
+        drawn: dict[int, list[int]] = {}
+        for seat, _, k in state.decisions:
+            if k:
+                held = [c for c in cards_of(dealt[seat]) if c != state.turned or seat != first]
+                drawn[seat] = rng.sample(held, k)
+                for c in drawn[seat]:
+                    dealt[seat] &= ~BIT[c]
+                dealt[seat] |= state.discards[seat]
+        stock = [c for seat, _, k in state.decisions if k for c in drawn[seat]]
+        hands, pending = [0] * PLAYERS, []
+        for i in range(PLAYERS):
+            seat = (first + i) % PLAYERS
+            cards = cards_of(dealt[seat])
+            if seat == first and state.turned >= 0:
+                cards.remove(state.turned)
+                rng.shuffle(cards)
+                pair = [state.turned, cards.pop()]
+            else:
+                rng.shuffle(cards)
+                pair = [cards.pop(), cards.pop()]
+            pending += pair
+            for c in cards:
+                hands[seat] |= BIT[c]
+        s = state.copy()
+        s.hands, s.pending = tuple(hands), tuple(pending)
+        s.stock = tuple(stock) + state.stock
+        s.discards, s.won, s.absent = _ZEROS, _ZEROS, _ZEROS
+        s.phase, s.trump, s.turned = TRUMP_PHASE, -1, -1
+        s.decisions, s.tricks, s.trick = (), (), ()
+        s.leader = s.to_act = first
+        s.nxt, s.n_part = (-1,) * PLAYERS, 0
+        choice = TURN_MOVE if state.turned >= 0 else TRUMP_MOVES[state.trump]
+        moves: list[Move] = [choice]
+        for seat, plays, k in state.decisions:
+            moves.append(
+                make(EXCHANGE, state.discards[seat]) if k else PLAY_MOVE if plays else PASS_MOVE
+            )
+        moves += [CARD_MOVES[c] for _, cards, _ in state.tricks for c in cards]
+        moves += [CARD_MOVES[c] for _, c in state.trick]
+        for move in moves:
+            seat = s.to_act
+            yield s, seat, move
+            s = self.apply(s, seat, move)
 
     # --- outcome ------------------------------------------------------------------------
     def result(self, state: SobeEDesceState) -> Result:
