@@ -154,6 +154,19 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
                 assert game.view(guess, observer) == view, f"view(sample(v)) != v for {observer}"
                 if game.census(guess) is not None and census0 is not None:
                     assert game.census(guess) == census0, "a sample created or lost cards"
+        # replay (where the game has one): the deal's moves from its deal lead back here, for
+        # the state and for a world sampled from a seat's view (what bots replay)
+        for world in (state, game.sample(game.view(state, seats[-1]), sample_rng)):
+            steps = game.replay(world)
+            if steps is None:
+                break
+            steps = list(steps)
+            if steps:
+                again = steps[0][0]
+                for s, m in ((s, m) for _, s, m in steps):
+                    again = game.apply(again, s, m)
+                assert all(game.view(again, o) == game.view(world, o) for o in [None, *seats]), \
+                    "replaying the deal does not lead back to the state"
         # result: zero-sum per deal and for the match
         res = game.result(state)
         if setup.zero_sum:
