@@ -475,3 +475,30 @@ def test_constrained_deals_are_uniform_over_the_allowed_arrangements() -> None:
     expected = n / len(allowed)
     chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
     assert chi2 < 2 * len(allowed) + 30  # far above the mean (df) only if not uniform
+
+
+def test_a_chooser_who_gave_up_his_whole_hand_gave_up_the_turned_card_too() -> None:
+    """Samples never leave the turned card in the hand of a chooser who exchanged all five."""
+    import random
+
+    from engines.sobe_e_desce import GAME as game
+
+    found = 0
+    for k in range(400):
+        s = game.new_game(4, {}, seed=f"turned/{k}")
+        s = game.apply(s, s.to_act, game.parse_move("turn"))
+        chooser = s.to_act
+        out = " ".join(game.format_move(m) for m in game.legal_moves(s, chooser)
+                       if game.format_move(m).count(" ") == 5)
+        if not out:
+            continue
+        s = game.apply(s, chooser, game.parse_move(out.split(" exchange")[0]))
+        rng = random.Random(k)
+        for _ in range(20):
+            world = game.sample(game.view(s, (chooser + 1) % 4), rng)
+            assert not world.hands[chooser] >> s.turned & 1
+            assert world.discards[chooser] >> s.turned & 1
+        found += 1
+        if found == 5:
+            break
+    assert found == 5

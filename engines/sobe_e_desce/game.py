@@ -827,6 +827,8 @@ def _prepare(data: bytes) -> tuple[pb.SobeEDesceView, SobeEDesceState, Plan, int
     hands = {s: v.hand_sizes[s] for s in range(PLAYERS) if s != me}
     discards = {s: v.discard_counts[s] for s in range(PLAYERS) if s != me}
     absent = {s: t.absent[s] for s in range(PLAYERS) if s != me}
+    if turned >= 0 and any(s == chooser and k == MAX_EXCHANGE for s, _, k in t.decisions):
+        absent[chooser] |= BIT[turned]  # he gave up his whole hand: the turned card with it
     plan = Plan(cards_of(hidden), Places(hands, discards, v.pending_size + v.stock_size),
                 absent, turned, turned_seat)
     return v, t, plan, own, own_disc
