@@ -62,7 +62,11 @@ def test_bot_only_table_plays_to_the_end(stack: Server) -> None:
         events = events_to_end(stub, table_id, timeout=120)
     assert_finished(events, 4, 40)
     moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
-    assert {e.seat for e in moves} == {0, 1, 2, 3}
+    # every seat the table waited for played: a seat may never get a turn, as when the first
+    # player goes out at once (7 cards in three matches and a bonus) and that ends the match
+    waited_for = {s for e in events if e.kind != pb.EVENT_KIND_END for s in e.view.on_turn}
+    assert len(waited_for) >= 2
+    assert {e.seat for e in moves} >= waited_for
     for e in moves:  # every move the service logged is in the canonical notation
         assert GAME.format_move(GAME.parse_move(e.move)) == e.move
 
