@@ -464,6 +464,23 @@ def test_going_out_scores_every_card_left_and_forfeits_the_owed_bonus() -> None:
     assert u.current == (u.dealer + 1) % 3 and sum(GAME.census(u).values()) == 108
 
 
+def test_a_first_turn_can_empty_a_hand_when_a_bonus_card_widened_the_row() -> None:
+    # seed example (seeds/dos.md): seat 0's colour bonus leaves three cards in the row, and
+    # seat 1 goes out on its first turn with three double matches and one bonus card
+    t = table(["r3 r10 g8 g8 g10 g10 y8", "r1 r3 b1 b4 y3 y7 g9"], "r3 b5", "r4 g6 g7 y5",
+              target=1000)
+    u = play(t, 0, "r3 on r3", "add r10")
+    assert row(u) == "b5 r4 r10" and u.current == 1 and hand(u, 0) == "g8 g8 g10 g10 y8"
+    v = play(u, 1, "b1+b4 on b5", "r1+r3 on r4", "y3+y7 on r10")
+    assert legal(v, 1) == ["add g9"]  # two bonus cards owed, one card left: no end yet
+    w = play(v, 1, "add g9")
+    h = w.history[0]
+    assert h.winner == 1 and not h.blocked
+    # seat 0's five cards, then the two draws of seat 1's double colour matches: y5 from the
+    # pile (g6 and g7 refilled the row) and the next card of the stacked deck, a b1
+    assert h.hand_points == (8 + 8 + 10 + 10 + 8 + 5 + 1, 0)
+
+
 def test_wild_cards_left_in_hand_cost_20_and_40() -> None:
     hands = ["w2 b10 r# g1 g3 g4 y1", "w2 g# g8 g9 g10 y10 r10", "y3 y4 y5 y6 y8 y9 r9"]
     t = with_hand(table(hands, "w2 b10", "b1 r1 b3 b4"), 0, "w2 b10")
