@@ -77,11 +77,6 @@ without it, its 200 iterations depart from this player more often and worse than
 (`bench.regret`); with it, it beats easy on the ladder, by a small margin (BENCHMARKS.md)."""
 
 
-def _trumps(hand: int, layout: int) -> int:
-    m = present(hand) & MASKS[layout][TRUMP]
-    return sum(count(hand, k) for k in range(24) if m >> (2 * k) & 1)
-
-
 def solo_strength(hand: int, contract: int) -> tuple[int, int]:
     """(trumps, of them among the four highest kinds) for a solo; (aces, aces) for aces.
 
