@@ -58,10 +58,12 @@ play: setup
 
 test: setup $(WEB_IF_NPM)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python -m bench.engine_throughput

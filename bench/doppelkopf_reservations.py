@@ -20,6 +20,7 @@ import argparse
 import random
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -73,7 +74,7 @@ def deal_values(job: tuple) -> tuple[int, list[dict[str, Any]]]:
     return deal, seats
 
 
-def _rule_before(hand: int, solos: list[Move]) -> Move | None:
+def _rule_before(hand: int, solos: Sequence[Move]) -> Move | None:
     """Version 1 of the heuristic's solo rule, kept to show what replacing it was worth."""
     best, pick = 0.0, None
     for m in solos:

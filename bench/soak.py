@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -139,7 +140,7 @@ async def retrying(soak: Soak, call, *args, **kw):
             await asyncio.sleep(0.2)
 
 
-def _options(**extra: object) -> struct_pb2.Struct:
+def _options(**extra: Any) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     s.update({"deals": 1, **extra})
     return s
@@ -303,7 +304,7 @@ async def run(args: argparse.Namespace) -> int:
     bots = Child(["bots", "--server", target, "--poll", "0.2", "--workers",
                   str(args.bot_workers)], tmp / "bots.log")
     rng = random.Random(args.seed)
-    soak, kills = Soak(), Counter()
+    soak, kills = Soak(), Counter[str]()
 
     async def kill_server() -> None:
         i = rng.randrange(len(servers))

@@ -93,7 +93,7 @@ def speed(args: argparse.Namespace) -> None:
     for name in args.games.split(","):
         game, setup = get_game(name), SETUPS[name][0]
         rng = random.Random(1)
-        positions = []
+        positions: list[tuple[Any, int]] = []
         g = 0
         while len(positions) < args.positions:
             state = game.new_game(setup.players, setup.options, f"speed/{g}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import multiprocessing
 import os
 import random
@@ -456,7 +457,7 @@ class Worker:
         )
         task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
         self.players[key] = task
-        task.add_done_callback(lambda t, key=key: self._seat_done(key, t))
+        task.add_done_callback(functools.partial(self._seat_done, key))
         self.log.info("seat_claimed", table=table.table_id, seat=got, bot_level=level,
                       game=table.game, version=joined.table.version)
         return True

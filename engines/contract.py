@@ -23,6 +23,7 @@ from google.protobuf.message import Message
 
 State = TypeVar("State")
 MoveT = TypeVar("MoveT")
+ViewT = TypeVar("ViewT", bound=Message)  # the game's View message
 
 
 class IllegalMove(Exception):
@@ -99,7 +100,7 @@ class GameInfo:
     view_field: str = field(default="")  # the field of croupier.v1.GameView holding its view
 
 
-class Game(ABC, Generic[State, MoveT]):
+class Game(ABC, Generic[State, MoveT, ViewT]):
     """A game engine. Subclasses are stateless singletons registered in `engines.registry`."""
 
     info: GameInfo
@@ -153,11 +154,11 @@ class Game(ABC, Generic[State, MoveT]):
 
     # --- knowledge ----------------------------------------------------------------------
     @abstractmethod
-    def view(self, state: State, seat: int | None) -> Message:
+    def view(self, state: State, seat: int | None) -> ViewT:
         """Exactly what `seat` (None: a spectator) may know, as the game's View message."""
 
     @abstractmethod
-    def sample(self, view: Message, rng: random.Random) -> State:
+    def sample(self, view: ViewT, rng: random.Random) -> State:
         """A full state consistent with `view`: `view(sample(v), v.seat) == v`."""
 
     def replay(self, state: State) -> Iterator[tuple[State, int, MoveT]] | None:

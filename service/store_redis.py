@@ -297,6 +297,10 @@ POOL_CONNECTIONS = 64
 POOL_WAIT_SECONDS = 10.0
 
 
+_Records = list[TableRecord]  # spelt out here: inside the store, `list` is its listing method
+_Strings = list[str]
+
+
 class RedisStore(Store):
     def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
         self._url, url_prefix, url_retention = parse_url(url)
@@ -471,7 +475,7 @@ class RedisStore(Store):
         with _reachable():
             return await self._list(flt)
 
-    async def _list(self, flt: TableFilter) -> list[TableRecord]:
+    async def _list(self, flt: TableFilter) -> _Records:
         # the narrowest index answers; the other conditions are checked on the records
         if flt.bot_open_before is not None:
             ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)
@@ -487,7 +491,7 @@ class RedisStore(Store):
             key = self._game_key(flt.game)
         else:
             key = self._idx_created
-        found: list[TableRecord] = []
+        found: _Records = []
         start = 0
         while len(found) < flt.limit:
             # newest first; ties on created_at broken by id, as the other stores do
@@ -498,7 +502,7 @@ class RedisStore(Store):
             start += LIST_PAGE
         return found[: flt.limit]
 
-    async def _pick(self, ids: Sequence[bytes], flt: TableFilter, sort: bool) -> list[TableRecord]:
+    async def _pick(self, ids: Sequence[bytes], flt: TableFilter, sort: bool) -> _Records:
         """The records of `ids` that match, dropping ids of expired tables from the indexes."""
         if not ids:
             return []
@@ -507,8 +511,8 @@ class RedisStore(Store):
             for name in names:
                 pipe.hgetall(self._record_key(name))
             rows = await pipe.execute()
-        records: list[TableRecord] = []
-        gone: list[str] = []
+        records: _Records = []
+        gone: _Strings = []
         for name, h in zip(names, rows, strict=True):
             if not h:
                 gone.append(name)

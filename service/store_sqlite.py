@@ -274,6 +274,9 @@ class _Write:
     deadline: float  # loop time after which waiting for another process's lock gives up
 
 
+_Batch = list[_Write]  # spelt out here: inside the stores, `list` is their listing method
+
+
 class SQLiteStore(Store):
     def __init__(self, path: str | Path = "./var/croupier.db", busy_timeout_ms: int = 10_000):
         self.path = Path(path)
@@ -545,7 +548,7 @@ class SQLiteStore(Store):
         self._checkpoint = done
         await asyncio.wrap_future(done)
 
-    def _write(self, batch: list[_Write]) -> list[_Write]:
+    def _write(self, batch: _Batch) -> _Batch:
         """Commits `batch` in one transaction and answers each write; returns the writes
         that must wait because another process holds the write lock."""
         conn = self._connection()
@@ -597,7 +600,7 @@ class SQLiteStore(Store):
                 )
         return None
 
-    def _settle(self, batch: list[_Write], outcomes: Sequence[BaseException | None]) -> None:
+    def _settle(self, batch: _Batch, outcomes: Sequence[BaseException | None]) -> None:
         """Updates the cache (in batch order) and answers the callers still waiting."""
         for w, outcome in zip(batch, outcomes, strict=True):
             if outcome is None:

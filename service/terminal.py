@@ -340,9 +340,10 @@ class Player:
             if text in ("?", "help"):
                 self.show_moves(view)
                 continue
-            text = self.resolve(text, moves)
-            if text is None:
+            resolved = self.resolve(text, moves)
+            if resolved is None:
                 continue
+            text = resolved
             try:
                 return self.stub.SubmitMove(
                     croupier_pb2.SubmitMoveRequest(

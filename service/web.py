@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -105,7 +105,7 @@ class _Service:
     def __init__(self, servicer: Any) -> None:
         self.servicer = servicer
 
-    def endpoints(self, _: Any = None) -> dict[str, Endpoint[Any, Any]]:
+    def endpoints(self, _: Any = None) -> Mapping[str, Any]:
         out: dict[str, Endpoint[Any, Any]] = {}
         for m in SERVICE.methods:
             info = method_info(m.name)
@@ -153,10 +153,10 @@ def build_app(
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await api(scope, receive, send)  # type: ignore[arg-type]
+            await api(scope, receive, send)
             return
         if scope["type"] == "http" and scope["path"].startswith(PREFIX):
-            await api(scope, receive, send)  # type: ignore[arg-type]
+            await api(scope, receive, send)
             return
         if scope["type"] == "http" and not dist.is_dir():
             await _plain(send, 404, "the web client is not built; run `make web`\n")

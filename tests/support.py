@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -124,7 +125,7 @@ class Client:
     def close(self) -> None:
         self.channel.close()
 
-    def create(self, game: str = "dou_dizhu", **kw: object) -> pb.Table:
+    def create(self, game: str = "dou_dizhu", **kw: Any) -> pb.Table:
         return self.stub.CreateTable(pb.CreateTableRequest(game=game, **kw), timeout=10)
 
     def join(self, table_id: str, name: str = "", seat: int | None = None, bot: bool = False) -> int:
@@ -135,7 +136,7 @@ class Client:
         self.tokens[reply.seat] = reply.token
         return reply.seat
 
-    def seated_table(self, **kw: object) -> str:
+    def seated_table(self, **kw: Any) -> str:
         """A new Dou Dizhu table with every seat held by this client."""
         table = self.create(**kw)
         for i in range(table.players):

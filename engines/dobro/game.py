@@ -183,7 +183,7 @@ NOTATION = (
 )
 
 
-class Dobro(Game[DobroState, Move]):
+class Dobro(Game[DobroState, Move, pb.DobroView]):
     info = GameInfo(
         name="dobro",
         title="Dobro",
@@ -717,13 +717,13 @@ def _fill_public(msg: pb.DobroView | pb.DobroState, s: DobroState) -> None:
     msg.round_opener = s.round_opener
     if isinstance(msg, pb.DobroView):
         msg.hand_limit = s.hand_limit
-    add = msg.auction.add
+    add_auction = msg.auction.add
     for a in s.auction:
-        add(seat=a.seat, move=a.move.text, value=a.value, dobro=a.dobro, cards=a.cards,
+        add_auction(seat=a.seat, move=a.move.text, value=a.value, dobro=a.dobro, cards=a.cards,
             ended_round=a.ended_round)
-    add = msg.history.add
+    add_history = msg.history.add
     for r in s.history:
-        add(collected=r.collected, points=r.points, oubli=r.oubli, ender=r.ender, opener=r.opener)
+        add_history(collected=r.collected, points=r.points, oubli=r.oubli, ender=r.ender, opener=r.opener)
     if s.last is None:
         msg.last.seat = -1
     else:

@@ -140,7 +140,7 @@ class DoppelkopfState(SlotState):
     shuffles: int
     totals: tuple[int, int, int, int]
     history: tuple[DealScore, ...]
-    phase: int
+    phase: pb.DoppelkopfPhase
     hands: tuple[int, int, int, int]
     dealt: tuple[int, int, int, int]
     calls: tuple[tuple[int, Move], ...]
@@ -526,7 +526,7 @@ def _playable(s: DoppelkopfState, seat: int) -> int:
 
 # --- the engine -------------------------------------------------------------------------
 
-class Doppelkopf(Game[DoppelkopfState, Move]):
+class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
     info = GameInfo(
         name="doppelkopf",
         title="Doppelkopf",
@@ -798,7 +798,7 @@ def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     s = state.copy()
     hands = list(state.hands)
     hands[seat] = hand - (1 << (2 * k))
-    s.hands = tuple(hands)  # type: ignore[assignment]
+    s.hands = tuple(hands)
     trick = state.trick + (k,)
     if k == DIAMOND_ACE:
         _note_swines(s, state.leader, trick)
@@ -813,10 +813,10 @@ def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     s.trick = ()
     pts = list(state.pts)
     pts[winner] += POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]] + POINTS[trick[3]]
-    s.pts = tuple(pts)  # type: ignore[assignment]
+    s.pts = tuple(pts)
     won = list(state.won)
     won[winner] += 1
-    s.won = tuple(won)  # type: ignore[assignment]
+    s.won = tuple(won)
     s.leader = s.turn = winner
     s.waived = 0
     i = len(state.tricks)
@@ -849,7 +849,7 @@ def _announce(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     s.anns = state.anns + ((seat, move, 4 * len(state.tricks) + len(state.trick)),)
     levels = list(state.levels)
     levels[move.party] = move.level
-    s.levels = tuple(levels)  # type: ignore[assignment]
+    s.levels = tuple(levels)
     s.acting = _acting(s)
     return s
 
@@ -1023,21 +1023,21 @@ def _view(s: DoppelkopfState, seat: int) -> pb.DoppelkopfView:
 
 
 def _fill_public(msg: pb.DoppelkopfView | pb.DoppelkopfState, s: DoppelkopfState) -> None:
-    add = msg.calls.add
+    add_calls = msg.calls.add
     for seat, m in s.calls:
-        add(seat=seat, move=m.text)
-    add = msg.tricks.add
+        add_calls(seat=seat, move=m.text)
+    add_tricks = msg.tricks.add
     for leader, cards, winner in s.tricks:
-        add(leader=leader, cards=" ".join(TEXT[k] for k in cards), winner=winner)
+        add_tricks(leader=leader, cards=" ".join(TEXT[k] for k in cards), winner=winner)
     msg.trick.leader = s.leader if s.phase == PLAYING else -1
     msg.trick.cards = " ".join(TEXT[k] for k in s.trick)
     msg.trick.winner = -1
-    add = msg.announcements.add
+    add_announcements = msg.announcements.add
     for seat, m, pos in s.anns:
-        add(seat=seat, move=m.text, position=pos)
-    add = msg.history.add
+        add_announcements(seat=seat, move=m.text, position=pos)
+    add_history = msg.history.add
     for d in s.history:
-        add(contract=d.contract, declarer=d.declarer, re_seats=d.re_seats, re_points=d.re_points,
+        add_history(contract=d.contract, declarer=d.declarer, re_seats=d.re_seats, re_points=d.re_points,
             re_level=d.re_level, kontra_level=d.kontra_level, winner=d.winner, value=d.value,
             scores=d.scores, items=d.items, solo=d.solo, no_score=d.no_score)
 
@@ -1056,8 +1056,8 @@ def _restore_public(s: DoppelkopfState, msg: pb.DoppelkopfState | pb.DoppelkopfV
     s.totals = tuple(msg.totals)  # type: ignore[assignment]
     s.history = tuple(
         DealScore(d.contract, d.declarer, tuple(d.re_seats), d.re_points, d.re_level,
-                  d.kontra_level, d.winner, d.value, tuple(d.scores), tuple(d.items), d.solo,
-                  d.no_score)  # type: ignore[arg-type]
+                  d.kontra_level, d.winner, d.value, tuple(d.scores),  # type: ignore[arg-type]
+                  tuple(d.items), d.solo, d.no_score)
         for d in msg.history
     )
     s.phase = msg.phase

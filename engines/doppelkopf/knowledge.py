@@ -54,8 +54,8 @@ def sample(v: pb.DoppelkopfView, rng: random.Random) -> DoppelkopfState:
         raise ValueError(f"not a Doppelkopf view: {exc}") from None
     own = parse_hand(v.hand) if seat >= 0 else 0
     played = [0, 0, 0, 0]
-    for leader, cards, _ in s.tricks:
-        for j, k in enumerate(cards):
+    for leader, trick, _ in s.tricks:
+        for j, k in enumerate(trick):
             played[(leader + j) % PLAYERS] += 1 << (2 * k)
     for j, k in enumerate(s.trick):
         played[(s.leader + j) % PLAYERS] += 1 << (2 * k)

@@ -104,7 +104,7 @@ class DosState(SlotState):
     dos_window: int
     totals: tuple[int, ...]
     history: tuple[RoundScore, ...]
-    phase: int
+    phase: pb.DosPhase
     _moves: tuple[Move, ...] | None
 
     def __repr__(self) -> str:
@@ -305,9 +305,9 @@ def _end_turn(s: DosState, call: bool) -> None:
     used = set()
     discards = s.discards
     doubles = 0
-    for i, cards, kind in s.matches:
+    for i, matched, kind in s.matches:
         used.add(i)
-        discards += pack(cards) + (1 << (4 * s.row[i]))
+        discards += pack(matched) + (1 << (4 * s.row[i]))
         if kind == DOUBLE_COLOUR:
             doubles += 1
     s.discards = discards
@@ -503,7 +503,7 @@ def _maybe_end(s: DosState) -> DosState:
 
 # --- the engine ----------------------------------------------------------------------------
 
-class Dos(Game[DosState, Move]):
+class Dos(Game[DosState, Move, pb.DosView]):
     info = GameInfo(
         name="dos",
         title="Dos",
@@ -731,12 +731,12 @@ class Dos(Game[DosState, Move]):
 # --- messages ------------------------------------------------------------------------------
 
 def _fill_common(msg: pb.DosView | pb.DosState, state: DosState) -> None:
-    add = msg.matches.add
+    add_matches = msg.matches.add
     for i, cards, kind in state.matches:
-        add(row_index=i, cards=codes(cards), target=CODES[state.row[i]], kind=kind)
-    add = msg.history.add
+        add_matches(row_index=i, cards=codes(cards), target=CODES[state.row[i]], kind=kind)
+    add_history = msg.history.add
     for h in state.history:
-        add(winner=h.winner, points=h.points, blocked=h.blocked, hand_points=h.hand_points)
+        add_history(winner=h.winner, points=h.points, blocked=h.blocked, hand_points=h.hand_points)
 
 
 def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:

@@ -91,7 +91,7 @@ class DouDizhuState(SlotState):
     bombs: int
     totals: tuple[int, int, int]
     history: tuple[DealScore, ...]
-    phase: int
+    phase: pb.DouDizhuPhase
     to_act: int
     last: Move | None
     last_seat: int
@@ -147,10 +147,11 @@ def _derive(s: DouDizhuState) -> None:
         else:
             last, last_seat, passes = move, seat, 0
             play_counts[seat] += 1
-    s.last, s.last_seat, s.passes, s.play_counts = last, last_seat, passes, tuple(play_counts)
+    s.last, s.last_seat, s.passes = last, last_seat, passes
+    s.play_counts = tuple(play_counts)  # type: ignore[assignment]
 
 
-class DouDizhu(Game[DouDizhuState, Move]):
+class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
     info = GameInfo(
         name="dou_dizhu",
         title="Dou Dizhu",
@@ -274,7 +275,7 @@ class DouDizhu(Game[DouDizhuState, Move]):
         if state.landlord >= 0:
             hands[state.landlord] -= state.kitty
         s = state.copy()
-        s.hands = tuple(hands)  # type: ignore[assignment]
+        s.hands = tuple(hands)
         s.bidding, s.bid, s.landlord, s.plays, s.bombs = (), 0, -1, (), 0
         s.phase, s.to_act = BIDDING, state.face_up_holder
         s.last, s.last_seat, s.passes, s.play_counts = None, -1, 0, (0, 0, 0)
@@ -461,12 +462,12 @@ def _play(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
     hands = list(state.hands)
     hand -= move.cards
     hands[seat] = hand
-    s.hands = tuple(hands)  # type: ignore[assignment]
+    s.hands = tuple(hands)
     s.plays = state.plays + ((seat, move),)
     s.last, s.last_seat, s.passes = move, seat, 0
     counts_ = list(state.play_counts)
     counts_[seat] += 1
-    s.play_counts = tuple(counts_)  # type: ignore[assignment]
+    s.play_counts = tuple(counts_)
     if kind >= BOMB:
         s.bombs = state.bombs + 1
     if hand == 0:

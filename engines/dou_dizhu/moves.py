@@ -254,7 +254,17 @@ def _classify(text: str, main: list[int], kick: tuple[int, ...]) -> Move:
 # family it holds; each family's moves are cached under the masks it depends on.
 
 _CACHE_LIMIT = 400_000
-_C1, _C2, _C3, _C4, _CT1, _CT2, _CPW, _CF, _LEAD, _FOLLOW = ({} for _ in range(10))
+_Cache = dict[int, tuple[Move, ...]]
+_C1: _Cache = {}
+_C2: _Cache = {}
+_C3: _Cache = {}
+_C4: _Cache = {}
+_CT1: _Cache = {}
+_CT2: _Cache = {}
+_CPW: _Cache = {}
+_CF: _Cache = {}
+_LEAD: _Cache = {}
+_FOLLOW: dict[tuple[int, int, int], tuple[Move, ...]] = {}
 
 
 def _bits(mask: int) -> list[int]:

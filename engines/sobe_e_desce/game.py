@@ -98,7 +98,7 @@ class SobeEDesceState(SlotState):
     history: tuple[DealRecord, ...]
     winner: int
     settlement: tuple[int, ...]
-    phase: int
+    phase: pb.SobeEDescePhase
     trump: int
     turned: int
     hands: tuple[int, ...]
@@ -212,7 +212,7 @@ def legal_cards(s: SobeEDesceState, seat: int) -> int:
     return trumps & ABOVE[best] or hand
 
 
-class SobeEDesce(Game[SobeEDesceState, Move]):
+class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
     info = GameInfo(
         name="sobe_e_desce",
         title="Sobe e Desce",
@@ -348,9 +348,9 @@ class SobeEDesce(Game[SobeEDesceState, Move]):
         rng = random.Random(f"{state.seed}/replay/{state.deal_number}")
         first = state.chooser
         played = [0] * PLAYERS
-        for leader, cards, _ in state.tricks:
+        for leader, trick, _ in state.tricks:
             seat = leader
-            for c in cards:
+            for c in trick:
                 played[seat] |= BIT[c]
                 seat = state.nxt[seat]
         for seat, c in state.trick:
@@ -692,17 +692,17 @@ def _fill_public(msg: pb.SobeEDesceView | pb.SobeEDesceState, s: SobeEDesceState
     msg.max_deals = s.max_deals
     msg.winner = s.winner
     msg.settlement.extend(s.settlement)
-    add = msg.decisions.add
+    add_decisions = msg.decisions.add
     for seat, plays, k in s.decisions:
-        add(seat=seat, plays=plays, exchanged=k)
-    add = msg.tricks.add
+        add_decisions(seat=seat, plays=plays, exchanged=k)
+    add_tricks = msg.tricks.add
     for leader, cards, winner in s.tricks:
-        add(leader=leader, cards=[CARD_TEXT[c] for c in cards], winner=winner)
+        add_tricks(leader=leader, cards=[CARD_TEXT[c] for c in cards], winner=winner)
     if s.trick:
-        add(leader=s.trick[0][0], cards=[CARD_TEXT[c] for _, c in s.trick], winner=-1)
-    add = msg.history.add
+        add_tricks(leader=s.trick[0][0], cards=[CARD_TEXT[c] for _, c in s.trick], winner=-1)
+    add_history = msg.history.add
     for d in s.history:
-        add(dealer=d.dealer, chooser=d.chooser, trump=SUITS[d.trump],
+        add_history(dealer=d.dealer, chooser=d.chooser, trump=SUITS[d.trump],
             turned_card=CARD_TEXT[d.turned] if d.turned >= 0 else "", played=d.played,
             tricks=d.tricks, change=d.change, scores=d.scores)
     if isinstance(msg, pb.SobeEDesceView):

@@ -44,7 +44,7 @@ class Move(tuple):
     def __new__(cls, text: str) -> Move:
         return parse_move(text)
 
-    def __getnewargs__(self) -> tuple[str]:  # type: ignore[override]
+    def __getnewargs__(self) -> tuple[str]:
         return (self.text,)
 
     @property

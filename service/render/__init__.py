@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import Any, Generic, TypeVar
 
 from croupier.v1 import croupier_pb2
 from google.protobuf import text_format
@@ -46,37 +47,40 @@ def generic_lines(message: Message) -> list[str]:
     return lines
 
 
-class Renderer:
+V = TypeVar("V", bound=Message)
+
+
+class Renderer(Generic[V]):
     """How one game's view reads in a terminal. The defaults dump the message generically."""
 
-    def public(self, view: Message, table: croupier_pb2.Table, me: int | None) -> list[str]:
+    def public(self, view: V, table: croupier_pb2.Table, me: int | None) -> list[str]:
         """What every seat knows: deal, phase, scores, cards left..."""
         return generic_lines(view)
 
-    def stage(self, view: Message) -> tuple[object, ...]:
+    def stage(self, view: V) -> tuple[object, ...]:
         """What changes rarely (deal, phase): `watch` prints the public lines when it does."""
         return (type(view).__name__,)
 
-    def summary(self, view: Message, table: croupier_pb2.Table) -> str:
+    def summary(self, view: V, table: croupier_pb2.Table) -> str:
         """One line of what changes move by move, for spectators."""
         return "; ".join(generic_lines(view))
 
     def turn(
-        self, view: Message, table: croupier_pb2.Table, me: int
+        self, view: V, table: croupier_pb2.Table, me: int
     ) -> list[tuple[str, str | None]]:
         """Lines (text, rich style) shown above the legal moves on the player's turn."""
         return []
 
-    def deal_over(self, view: Message, table: croupier_pb2.Table, me: int | None) -> list[str]:
+    def deal_over(self, view: V, table: croupier_pb2.Table, me: int | None) -> list[str]:
         """Lines about the deal just finished, before its scores."""
         return []
 
 
-GENERIC = Renderer()
+GENERIC: Renderer[Any] = Renderer()
 
 
 @cache
-def renderer_for(view_field: str) -> Renderer:
+def renderer_for(view_field: str) -> Renderer[Any]:
     """The game's layout, or the generic one."""
     try:
         module = importlib.import_module(f"{__name__}.{view_field}")

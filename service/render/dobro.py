@@ -33,7 +33,7 @@ def auction_text(view: View, table: Table, me: int | None) -> str:
     return ", ".join(parts)
 
 
-class DobroRenderer(Renderer):
+class DobroRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.stage == OVER:

@@ -42,7 +42,7 @@ def contract_text(view: View, table: Table, me: int | None) -> str:
     return name
 
 
-class DoppelkopfRenderer(Renderer):
+class DoppelkopfRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:

@@ -26,7 +26,7 @@ def sizes_text(view: View, table: Table, me: int | None) -> str:
     return "  ".join(f"{seat_label(table, s, me)} {n}" for s, n in enumerate(view.hand_sizes))
 
 
-class DosRenderer(Renderer):
+class DosRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:

@@ -27,7 +27,7 @@ def hand_text(hand: str) -> str:
     return " ".join(cards)
 
 
-class DouDizhuRenderer(Renderer):
+class DouDizhuRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:

@@ -52,7 +52,7 @@ def open_trick(view: View):
     return None
 
 
-class SobeEDesceRenderer(Renderer):
+class SobeEDesceRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:
