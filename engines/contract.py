@@ -12,10 +12,11 @@ INVALID_ARGUMENT); a well-formed move that the rules forbid raises `IllegalMove`
 
 from __future__ import annotations
 
+import hashlib
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -41,6 +42,12 @@ class OptionSpec:
     min: int | None = None
     max: int | None = None
 
+    @property
+    def secret(self) -> bool:
+        """A card order (`deck`): whoever reads it knows every hand, so tables show its
+        digest only (`public_options`)."""
+        return self.type == "cards"
+
     def check(self, value: Any) -> Any:
         """The value converted to the option's type, or ValueError saying what is wrong."""
         if self.type == "int":
@@ -62,6 +69,22 @@ class OptionSpec:
         if not isinstance(value, str):
             raise ValueError(f"option {self.name!r} must be a string, got {value!r}")
         return value
+
+
+def public_options(specs: Iterable[OptionSpec], options: Mapping[str, Any]) -> dict[str, Any]:
+    """A table's options as anyone may read them: a secret option's value (a card order that
+    fixes the deal) becomes "sha256:" and its hex digest, a commitment that shows no card; the
+    record exported after the end holds the value itself, to check the digest against.
+
+    >>> spec = OptionSpec("deck", "cards", "", "the card order")
+    >>> public_options([spec], {"deck": "3s 4s", "rounds": 2})
+    {'deck': 'sha256:cfbc6f1e826fc4b5b3f6783eb10aea07115846fe2eaba86f7dad05a5c960b704', 'rounds': 2}
+    """
+    secret = {spec.name for spec in specs if spec.secret}
+    return {
+        k: f"sha256:{hashlib.sha256(str(v).encode()).hexdigest()}" if k in secret and v else v
+        for k, v in options.items()
+    }
 
 
 def check_options(specs: tuple[OptionSpec, ...], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from typing import Any
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from engines.contract import Game, OptionSpec
+from engines.contract import Game, OptionSpec, public_options
+from engines.registry import get_game
 from service import states
 from service.store import Event, EventKind, SeatKind, Status, TableRecord
 
@@ -112,7 +113,7 @@ class _TableTemplates:
             ],
             created_at=record.created_at,
         )
-        template.options.update(options)
+        template.options.update(public_options(get_game(record.game).info.options, options))
         if len(self._built) >= self._size:
             self._built.clear()
         self._built[(id(seats), id(options))] = (seats, options, template)

@@ -19,10 +19,13 @@ from typing import Any
 import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
+from google.protobuf import json_format, struct_pb2
 
 from bots import records
 from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match, deal_options
+from engines.contract import public_options
+from engines.registry import get_game
 
 RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 STREAM_SECONDS = 3600.0
@@ -71,16 +74,20 @@ class Runner:
 
     async def _adopt(self, match: Match) -> str:
         """A table this match created before a kill cut off storing its id: found among the
-        server's newest tables by its options (the deal's deck) and its seats' levels. ''
-        when none is found (then the match is played on a new table)."""
+        server's newest tables by its options (the digest of the deal's deck, which tables
+        show in its place) and its seats' levels. '' when none is found (then the match is
+        played on a new table)."""
         request = self._request(match)
+        shown = struct_pb2.Struct()
+        shown.update(public_options(get_game(request.game).info.options,
+                                    json_format.MessageToDict(request.options)))
         known = self.results.known_tables()
         listing = await _retrying(lambda: self.stub.ListTables(
             pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
         for table in listing.tables:
             if (
                 table.table_id not in known
-                and table.options == request.options
+                and table.options == shown
                 and [s.bot_level for s in table.seats] == list(match.seating)
             ):
                 self.results.started(match, table.table_id)
