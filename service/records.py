@@ -17,9 +17,11 @@ from service.tables import Code, TableError, Tables
 PAGE = 1000
 
 
-async def export_record(tables: Tables, table_id: str) -> pb.GameRecord:
-    """The record of a finished table; FAILED_PRECONDITION while it is still being played."""
+async def export_record(tables: Tables, table_id: str, token: str | None = None) -> pb.GameRecord:
+    """The record of a finished table; FAILED_PRECONDITION while it is still being played. A
+    private table's record goes only to a caller with one of its seat tokens."""
     record = await tables.get(table_id)
+    tables.authenticate(record, token)
     if record.status != Status.FINISHED:
         raise TableError(
             Code.FAILED_PRECONDITION,

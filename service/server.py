@@ -338,6 +338,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat
+        if request.from_version > record.version:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"from_version {request.from_version} is past the table's version "
+                f"{record.version}: resume from the last version received",
+            )
         if seat is not None and record.seats[seat].away:
             record = await self.tables.come_back(record, seat)
         async with self.guard.stream(table_id):
@@ -420,7 +426,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.ExportRecordRequest, context: Any, f: dict[str, Any]
     ) -> pb.GameRecord:
         f["table"] = request.table_id
-        out = await export_record(self.tables, request.table_id)
+        out = await export_record(self.tables, request.table_id, bearer_token(context))
         f.update(version=out.version, moves=len(out.moves))
         return out
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bots.levels import LEVELS
 from engines.contract import Game, IllegalMove
 from service import states
 from service.store import (
@@ -307,6 +308,13 @@ class Tables:
         if any(len(level) > MAX_BOT_LEVEL_CHARS for level in levels):
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
+            )
+        unknown = [level for level in levels if level and level not in LEVELS]
+        if unknown:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"unknown bot level {unknown[0]!r}; levels: {', '.join(LEVELS)} "
+                f"(empty: {DEFAULT_BOT_LEVEL})",
             )
         for name, kind in TABLE_OPTIONS.items():
             value = options.get(name)

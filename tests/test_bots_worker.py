@@ -182,7 +182,7 @@ def test_bot_level_filter_leaves_other_levels_alone(tmp_path: Path) -> None:
     try:
         channel, stub = stub_for(server.address)
         with channel:
-            other = create_table(stub, bot_seats(3, level="someday"))
+            other = create_table(stub, bot_seats(3, level="hard"))
             mine = create_table(stub, bot_seats(3))
             assert_finished(events_to_end(stub, mine))
             view = stub.GetView(pb.GetViewRequest(table_id=other), timeout=5)

@@ -18,7 +18,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from bots import records
-from tests.support import REPO, Client, ServerProcess, rpc_code
+from tests.support import REPO, Client, ServerProcess, bearer, rpc_code
 
 C = grpc.StatusCode
 pytestmark = pytest.mark.e2e
@@ -54,6 +54,25 @@ def test_export_refused_before_the_end_and_for_bad_ids(client: Client) -> None:
     assert rpc_code(_export, client, "nope")[0] == C.NOT_FOUND
     assert rpc_code(_export, client, "")[0] == C.INVALID_ARGUMENT
     assert rpc_code(_export, client, "x" * 500)[0] == C.INVALID_ARGUMENT
+
+
+def test_a_private_tables_record_goes_only_to_its_seats(client: Client) -> None:
+    options = struct_pb2.Struct()
+    options.update({"private": True})
+    table_id = client.seated_table(options=options)
+    rng = random.Random(3)
+    while acting := client.view(table_id, 0).to_act:  # no spectator: every view with a token
+        mine = client.view(table_id, acting[0])
+        client.move(table_id, acting[0], rng.choice(mine.legal_moves), mine.version)
+    code, message = rpc_code(_export, client, table_id)
+    assert code == C.PERMISSION_DENIED and "private" in message
+    wrong = client.stub.ExportRecord
+    code, _ = rpc_code(wrong, pb.ExportRecordRequest(table_id=table_id),
+                       metadata=bearer("x" * 32), timeout=10)
+    assert code == C.PERMISSION_DENIED
+    rec = client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id),
+                                   metadata=bearer(client.tokens[1]), timeout=10)
+    assert rec.table_id == table_id and rec.result.finished and rec.options["private"]
 
 
 def test_record_holds_every_move_and_replays(

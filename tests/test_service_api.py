@@ -151,6 +151,14 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
          C.RESOURCE_EXHAUSTED, "payload"),
         ("negative from_version", lambda: list(client.stream(tid, -1)), C.INVALID_ARGUMENT,
          "from_version"),
+        ("from_version past the end", lambda: list(client.stream(tid, version + 1)),
+         C.INVALID_ARGUMENT, "past the table's version"),
+        ("unknown bot level", lambda: client.create(
+            seats=[pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="grandmaster\x1b[31m")] * 3),
+         C.INVALID_ARGUMENT, "unknown bot level 'grandmaster\\x1b[31m'; levels: random"),
+        ("unknown fill level", lambda: client.create(fill_with_bots_after_seconds=5,
+                                                     fill_level="hardest"),
+         C.INVALID_ARGUMENT, "expert"),
     ]
     for what, call, want, words in cases:
         code, msg = rpc_code(call)
@@ -293,7 +301,7 @@ def test_a_submit_move_retried_after_a_lost_reply_is_told_it_landed(
 
 
 def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:
-    table = client.create(fill_with_bots_after_seconds=1.0, fill_level="greedy")
+    table = client.create(fill_with_bots_after_seconds=1.0, fill_level="heuristic")
     tid = table.table_id
     assert rpc_code(client.join, tid, bot=True)[0] == C.FAILED_PRECONDITION
     client.join(tid, name="ann")
@@ -301,7 +309,7 @@ def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:
     assert events[-1].kind == pb.EVENT_KIND_SEATS_OPENED
     seats = events[-1].view.table.seats
     assert [s.kind for s in seats] == [pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_BOT, pb.SEAT_KIND_BOT]
-    assert seats[1].bot_level == "greedy"
+    assert seats[1].bot_level == "heuristic"
     for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
     assert tid in {t.table_id for t in for_bots.tables}
     assert rpc_code(client.join, tid, name="bob")[0] == C.FAILED_PRECONDITION
