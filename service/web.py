@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import socket
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -156,6 +157,11 @@ def build_app(
             await api(scope, receive, send)
             return
         if scope["type"] == "http" and scope["path"].startswith(PREFIX):
+            try:
+                scope["query_string"].decode()
+            except UnicodeDecodeError:  # HTTP/2 lets raw bytes through; connectrpc would fail
+                await _connect_error(send, "the query string is not UTF-8 (percent-encode it)")
+                return
             await api(scope, receive, send)
             return
         if scope["type"] == "http" and not dist.is_dir():
@@ -176,6 +182,19 @@ def build_app(
         expose_headers=EXPOSE_HEADERS,
         max_age=7200,
     )
+
+
+async def _connect_error(send: Send, message: str) -> None:
+    """A Connect unary error (HTTP 400, invalid_argument) for a request connectrpc cannot read."""
+    body = json.dumps({"code": "invalid_argument", "message": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send: Send, status: int, text: str) -> None:

@@ -5,6 +5,8 @@ carry the same codes and messages, and nothing hidden may leak to a spectator.""
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -12,6 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+import h2.config
+import h2.connection
+import h2.events
 import pytest
 from connectrpc.client import ConnectClientSync
 from connectrpc.code import Code
@@ -362,3 +367,36 @@ def test_malformed_and_oversized_requests_are_refused_cleanly(web_server: Server
         assert client.stub.Ping(pb.PingRequest(payload=b"ok"), timeout=5).payload == b"ok"
     finally:
         client.close()
+
+
+def _h2_get(port: int, path: bytes) -> tuple[bytes, bytes]:
+    """A GET over HTTP/2 without TLS, the path sent as raw bytes (h11 refuses what h2 lets by)."""
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(
+        client_side=True, validate_outbound_headers=False, normalize_outbound_headers=False))
+    conn.initiate_connection()
+    conn.send_headers(1, [(b":method", b"GET"), (b":scheme", b"http"),
+                          (b":authority", b"localhost"), (b":path", path)], end_stream=True)
+    status, body = b"", b""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(conn.data_to_send())
+        while True:
+            data = sock.recv(65536)
+            assert data, "the connection closed before the response ended"
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived):
+                    status = dict(event.headers)[b":status"]
+                elif isinstance(event, h2.events.DataReceived):
+                    body += event.data
+                    conn.acknowledge_received_data(len(event.data), event.stream_id)
+                elif isinstance(event, h2.events.StreamEnded):
+                    return status, body
+            sock.sendall(conn.data_to_send())
+
+
+def test_a_query_string_that_is_not_utf8_is_invalid_argument(web_server: ServerProcess) -> None:
+    port = web_server.web_port
+    path = b"/croupier.v1.Croupier/ListGames?encoding=json&message="
+    assert _h2_get(port, path + b"%7B%7D")[0] == b"200"  # a Connect GET, as browsers cache
+    status, body = _h2_get(port, path + b"\xff")
+    assert status == b"400" and json.loads(body) == {
+        "code": "invalid_argument", "message": "the query string is not UTF-8 (percent-encode it)"}
