@@ -31,6 +31,12 @@ class IllegalMove(Exception):
     """A well-formed move that the rules do not allow now; the message says why."""
 
 
+def _shown(value: Any) -> str:
+    """A refused value as an error message quotes it: at most 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One table option: its type, default and bounds, as ListGames shows them."""
@@ -50,24 +56,26 @@ class OptionSpec:
 
     def check(self, value: Any) -> Any:
         """The value converted to the option's type, or ValueError saying what is wrong."""
+        must = f"option {self.name!r} must be"
+        got = f"got {_shown(value)}"
         if self.type == "int":
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"option {self.name!r} must be an integer, got {value!r}")
+                raise ValueError(f"{must} an integer, {got}")
             if isinstance(value, float):
                 if not value.is_integer():
-                    raise ValueError(f"option {self.name!r} must be an integer, got {value!r}")
+                    raise ValueError(f"{must} an integer, {got}")
                 value = int(value)
             if self.min is not None and value < self.min:
-                raise ValueError(f"option {self.name!r} must be at least {self.min}, got {value}")
+                raise ValueError(f"{must} at least {self.min}, {got}")
             if self.max is not None and value > self.max:
-                raise ValueError(f"option {self.name!r} must be at most {self.max}, got {value}")
+                raise ValueError(f"{must} at most {self.max}, {got}")
             return value
         if self.type == "bool":
             if not isinstance(value, bool):
-                raise ValueError(f"option {self.name!r} must be true or false, got {value!r}")
+                raise ValueError(f"{must} true or false, {got}")
             return value
         if not isinstance(value, str):
-            raise ValueError(f"option {self.name!r} must be a string, got {value!r}")
+            raise ValueError(f"{must} a string, {got}")
         return value
 
 

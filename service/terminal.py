@@ -307,7 +307,8 @@ class Player:
         for line in numbered(view.legal_moves, width):
             self.say(line)
         count = len(view.legal_moves)
-        clash = next((m for m in view.legal_moves if m.isdigit() and 1 <= int(m) <= count), None)
+        clash = next((m for m in view.legal_moves
+                      if m.isascii() and m.isdigit() and 1 <= int(m) <= count), None)
         if clash:
             self.say(f"(A number picks from this list; type ={clash} to play the move {clash}.)",
                      "dim")
@@ -318,7 +319,7 @@ class Player:
         as notation for the server to judge."""
         if text.startswith("="):
             return text[1:].strip() or None
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             index = int(text)
             if 1 <= index <= len(moves):
                 return moves[index - 1]

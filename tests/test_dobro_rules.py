@@ -441,9 +441,12 @@ def test_notation_is_read_and_written_canonically(text: str, canonical: str) -> 
 
 
 @pytest.mark.parametrize("text", ["", "1", "13", "0", "J", "JJ", "J:13", "J+J", "6+7", "123",
-                                  "call", "call 9", "call x", "bid 1", "x", "J:", "+6"])
+                                  "call", "call 9", "call x", "bid 1", "x", "J:", "+6",
+                                  "\u00b2", "call \u00b2", "J:\u00b2", "2+\u00b2",
+                                  "\u0661\u0662", "call \U0001d7d9"])
 def test_malformed_moves_are_refused_with_value_error(text: str) -> None:
-    with pytest.raises(ValueError):
+    # digits other than ASCII (a superscript two, Arabic-Indic twelve) are no card values
+    with pytest.raises(ValueError, match="move"):
         parse_move(text)
 
 

@@ -126,7 +126,7 @@ EXAMPLES = "9, 66, 1010, J:10, J+8, JJ:10, skip, reverse, pass, draw, end, call 
 
 
 def _value(text: str, whole: str) -> int:
-    if not text.isdigit() or not 2 <= int(text) <= 12:
+    if not (text.isascii() and text.isdigit()) or not 2 <= int(text) <= 12:
         raise ValueError(f"bad move {whole!r}: card values run from 2 to 12, not {text!r}")
     return int(text)
 
@@ -147,7 +147,7 @@ def parse_move(text: str) -> Move:
         return move
     if raw.startswith("call"):
         seat = raw[4:].strip()
-        if seat.isdigit() and int(seat) < len(CALLS) and len(seat) == 1:
+        if seat.isascii() and seat.isdigit() and int(seat) < len(CALLS) and len(seat) == 1:
             return CALLS[int(seat)]
         raise ValueError(f"bad move {text!r}: write 'call' and the forgetful seat, e.g. 'call 2'")
     words = {"s": SKIP_M, "r": REVERSE_M, "skip": SKIP_M, "reverse": REVERSE_M, "pass": PASS_M,
@@ -174,7 +174,7 @@ def parse_move(text: str) -> Move:
         if a != b:
             raise ValueError(f"bad move {text!r}: a pair is two cards of the same value")
         return PAIRS[a]
-    if compact.isdigit():
+    if compact.isascii() and compact.isdigit():
         if len(compact) <= 2 and 2 <= int(compact) <= 12:
             return SINGLES[int(compact)]
         half = len(compact) // 2
