@@ -26,6 +26,7 @@ import socket
 import sys
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass, field
 
 import grpc
@@ -468,8 +469,14 @@ class Worker:
             # The seat was given back; do not take it again at once only to crash again.
             self.cooldown[key] = time.monotonic() + CRASH_COOLDOWN
             error = task.exception()
-            self.log.error("seat_crashed", table=key[0], seat=key[1], error=repr(error),
-                           exc_info=error)
+            # where it happened, not the message: an engine's or the server's refusal may
+            # quote the seat's cards, and no log line shows a hand
+            frames = traceback.extract_tb(error.__traceback__ if error else None)
+            self.log.error(
+                "seat_crashed", table=key[0], seat=key[1], error=type(error).__name__,
+                code=_code(error).name if isinstance(error, grpc.aio.AioRpcError) else None,
+                where=[f"{f.filename}:{f.lineno} in {f.name}" for f in frames[-8:]],
+            )
 
     async def _drain(self) -> None:
         """Let every seat finish its decision in hand and leave; cancel stragglers."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 
@@ -11,6 +12,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from bots import policy
 from bots.worker import Backoff, Settings, Worker
+from engines.contract import IllegalMove
 
 
 def view_with(moves: list[str]) -> pb.TableView:
@@ -109,3 +111,24 @@ def test_backoff_grows_to_its_cap_and_resets() -> None:
     assert backoff.current == 1.0
     backoff.reset()
     assert backoff.next() <= 0.1
+
+
+def test_a_crashed_seat_is_logged_by_where_not_by_its_message() -> None:
+    # an engine's refusal quotes the seat's cards: the log line names only the error and where
+    async def crash() -> None:
+        raise IllegalMove("your hand does not hold 7 (hand: 2 5 5 12 J S)")
+
+    async def run() -> list[dict]:
+        worker = Worker(Settings(server="x"))
+        task = asyncio.create_task(crash())
+        await asyncio.wait([task])
+        with structlog.testing.capture_logs() as logs:
+            worker._seat_done(("t1", 2), task)
+        return logs
+
+    logs = asyncio.run(run())
+    assert [e["event"] for e in logs] == ["seat_crashed"]
+    entry = logs[0]
+    assert entry["error"] == "IllegalMove" and entry["seat"] == 2
+    assert any("in crash" in w for w in entry["where"])
+    assert "hand" not in repr(entry) and "12 J S" not in repr(entry)
