@@ -383,14 +383,14 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                     raise RuntimeError(
                         f"event log of {table_id} skips from {last} to {event.version}"
                     )
-                if (
-                    seat is not None
-                    and event.version > start_version
-                    and event.seats[seat].token_hash != digest
-                ):
-                    seat = None  # the seat was given up: from here on, the public view only
-                    f["seat_given_up_at"] = event.version
-                yield views.table_event(game, record, event, before, seat)
+                observer = seat
+                if seat is not None and event.seats[seat].token_hash != digest:
+                    # before this holder joined: an earlier holder's view is not theirs
+                    observer = None
+                    if event.version > start_version:
+                        seat = None  # the seat was given up: from here on, the public view only
+                        f["seat_given_up_at"] = event.version
+                yield views.table_event(game, record, event, before, observer)
                 sent += 1
                 before, last = event.state, event.version
                 f.update(version=last, sent=sent)

@@ -213,11 +213,15 @@ def test_views_and_streams_show_each_seat_only_its_own_cards(
             break
     states = stored_event_states(server.db, tid)
     last = max(states)
+    public = list(_take(client.stream(tid, 0), last))
+    joined = {e.seat: e.version for e in public if e.kind == pb.EVENT_KIND_JOINED}
     for seat in (0, 1, 2, None):
         events = list(_take(client.stream(tid, 0, seat), last))
         assert [e.version for e in events] == list(range(1, last + 1))
         for e in events:
-            assert e.view.view.dou_dizhu == GAME.view(GAME.decode(states[e.version]), seat)
+            # a seat's view from its joining on; before it, what a spectator sees
+            observer = seat if seat is None or e.version >= joined[seat] else None
+            assert e.view.view.dou_dizhu == GAME.view(GAME.decode(states[e.version]), observer)
             assert e.view.version == e.version
 
 
@@ -387,6 +391,27 @@ def test_a_seat_given_up_streams_only_the_public_view_afterwards(
     code, _ = rpc_code(client.stub.GetView, pb.GetViewRequest(table_id=tid),
                        metadata=bearer(old_token))
     assert code == C.PERMISSION_DENIED
+
+
+def test_a_new_holder_streams_the_seats_past_as_a_spectator(
+    server: ServerProcess, client: Client
+) -> None:
+    tid = client.seated_table()
+    rng = random.Random(11)
+    for _ in range(4):
+        client.step(tid, rng)
+    client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid), metadata=bearer(client.tokens[1]))
+    newcomer = Client(server.address)
+    try:
+        newcomer.join(tid, name="new", seat=1)
+        joined_at = newcomer.view(tid, 1).version
+        events = _take(newcomer.stream(tid, 0, seat=1), joined_at)
+    finally:
+        newcomer.close()
+    # what seat 1 held before this holder joined (its earlier holder's hand) is not shown
+    assert [e.view.HasField("seat") for e in events] == [False] * (joined_at - 1) + [True]
+    assert all(e.view.view.dou_dizhu.hand == "" for e in events[:-1])
+    assert events[-1].kind == pb.EVENT_KIND_JOINED and events[-1].view.view.dou_dizhu.hand
 
 
 def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> None:
