@@ -76,7 +76,7 @@ def test_create_validates_everything_and_stores_nothing_on_error() -> None:
 def test_seat_kinds_and_the_fill_delay() -> None:
     async def go() -> None:
         t, clock = make()
-        seats = [SeatRequest(), SeatRequest(SeatKind.BOT, "ismcts"), SeatRequest()]
+        seats = [SeatRequest(), SeatRequest(SeatKind.BOT, "hard"), SeatRequest()]
         rec = await t.create("dou_dizhu", 3, {}, seats, fill_with_bots_after_seconds=30)
         tid = rec.table_id
         msg = await refused(Code.FAILED_PRECONDITION, t.join(tid, 1, "ann", bot=False))
