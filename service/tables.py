@@ -549,6 +549,12 @@ class Tables:
                 raise TableError(
                     Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}", "malformed move"
                 ) from None
+            if expected_version > record.version:
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    f"expected_version {expected_version} is past table {table_id}'s version "
+                    f"{record.version}: send the version of the view you decided on",
+                )
             if expected_version and expected_version != record.version:
                 replay = await self._replay(record, game, seat, move, expected_version)
                 if replay is not None:
