@@ -33,7 +33,15 @@ from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
 from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
-from service.tables import Code, SeatRequest, TableError, Tables, hash_token
+from service.tables import (
+    MAX_TABLE_ID_CHARS,
+    Code,
+    SeatRequest,
+    TableError,
+    Tables,
+    check_table_id,
+    hash_token,
+)
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
 GRPC_CODE = {
@@ -177,6 +185,9 @@ def _log_rpc(
     metrics.observe_rpc(method, code.name, seconds)
     duration_ms = round(seconds * 1000, 3)
     extra = {"error": failure.log_message} if failure is not None else {}
+    table = fields.get("table")
+    if isinstance(table, str) and len(table) > MAX_TABLE_ID_CHARS:  # no table has such an id
+        fields["table"] = f"{table[:MAX_TABLE_ID_CHARS]}... ({len(table)} characters)"
     if code == grpc.StatusCode.INTERNAL:
         level = log.warning
     elif code == grpc.StatusCode.OK and method in QUIET_METHODS:
@@ -311,6 +322,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
     ) -> pb.SubmitMoveResponse:
         f.update(table=request.table_id, expected_version=request.expected_version)
         token = bearer_token(context)
+        check_table_id(request.table_id)  # before it keys the seat's rate window
         await self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
             request.table_id, token, request.move, request.expected_version

@@ -161,6 +161,14 @@ class Hub:
             ev.set()
 
 
+def check_table_id(table_id: str) -> None:
+    """INVALID_ARGUMENT for what cannot be a table id, before it is used as a key anywhere."""
+    if not table_id:
+        raise TableError(Code.INVALID_ARGUMENT, "table_id is required")
+    if len(table_id) > MAX_TABLE_ID_CHARS:
+        raise TableError(Code.INVALID_ARGUMENT, "table_id is too long to be a table id")
+
+
 class Tables:
     def __init__(
         self,
@@ -189,10 +197,7 @@ class Tables:
         return lock
 
     async def get(self, table_id: str) -> TableRecord:
-        if not table_id:
-            raise TableError(Code.INVALID_ARGUMENT, "table_id is required")
-        if len(table_id) > MAX_TABLE_ID_CHARS:
-            raise TableError(Code.INVALID_ARGUMENT, "table_id is too long to be a table id")
+        check_table_id(table_id)
         record = await self.store.get(table_id)
         if record is None:
             raise TableError(Code.NOT_FOUND, f"no table {table_id!r}")

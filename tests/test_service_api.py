@@ -134,6 +134,8 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
          "bidding"),
         ("stale version", lambda: submit("pass", bearer(tokens[acting]), expected=version - 1),
          C.ABORTED, "version"),
+        ("long table id", lambda: submit("pass", bearer(tokens[acting]), table="t" * 20_000),
+         C.INVALID_ARGUMENT, "too long"),
         ("version from the future", lambda: submit("pass", bearer(tokens[acting]),
                                                    expected=version + 1),
          C.INVALID_ARGUMENT, "past table"),
@@ -175,6 +177,7 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
     # the log says a move was refused, not why: the reason can tell what its mover holds
     log = server.db.with_suffix(".log").read_text()
     assert any(line.get("error") == "illegal move" for line in log_lines(log))
+    assert max(len(str(line.get("table", ""))) for line in log_lines(log)) < 100
     assert "the bidding is not over" not in log
     assert all(t not in log for t in tokens.values())
 
