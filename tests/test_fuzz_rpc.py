@@ -23,6 +23,7 @@ from google.protobuf import struct_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bots.levels import LEVELS
 from engines.registry import GAMES
 from tests.support import Client, ServerProcess, bearer
 
@@ -104,12 +105,14 @@ json_values = st.recursive(
                                                                   max_size=4),
     max_leaves=12,
 )
+OPTION_NAMES = sorted({o.name for g in GAMES.values() for o in g.info.options}
+                      | {"private", "turn_seconds", "players"})
 option_dicts = st.dictionaries(
-    st.one_of(st.text(max_size=12), st.sampled_from(["deals", "deck", "players", "rounds",
-                                                       "bistro", "max_redeals"])),
+    st.one_of(st.text(max_size=12), st.sampled_from(OPTION_NAMES)),
     json_values,
     max_size=5,
 )
+bot_levels = st.one_of(st.sampled_from(["", *LEVELS]), texts)
 games = st.one_of(st.sampled_from(sorted(GAMES)), texts)
 
 
@@ -167,9 +170,9 @@ def test_fuzz_create_table(world: World) -> None:
         players=ints32,
         options=option_dicts,
         kinds=st.lists(st.integers(-3, 5), max_size=7),
-        levels=texts,
+        levels=bot_levels,
         fill=st.floats(allow_nan=True, allow_infinity=True),
-        fill_level=texts,
+        fill_level=bot_levels,
     )
     def run(game, players, options, kinds, levels, fill, fill_level) -> None:
         req = pb.CreateTableRequest(
