@@ -118,9 +118,12 @@ def test_no_90_deadline_and_skipping() -> None:
 def test_reply_is_allowed_one_card_later() -> None:
     s = play(_b(), "Ac", "0:re", "Tc", "Kc", "9d", "Ad", "Kd", "Jc", "Js")
     assert s.turn == 1 and len(s.tricks) == 2  # everybody holds 10 cards
-    assert [m.text for m in GAME.legal_moves(s, 2)] == ["kontra", "pass"]
+    assert [m.text for m in GAME.legal_moves(s, 2)] == [
+        "kontra", "kontra no 90", "kontra no 60", "kontra no 30", "kontra schwarz", "pass"]
     s2 = play(s, "2:kontra")
     assert s2.levels == (1, 1)
+    # the reply may skip on while no 90 is in time (10 cards), as two moves could
+    assert play(s, "2:kontra no 90").levels == play(s2, "2:kontra no 90").levels == (2, 1)
     s3 = play(s, "Ts", "Ks", "Qd", "As")  # seat 2 now holds 9
     assert 2 not in GAME.to_act(s3) or s3.turn == 2
     with pytest.raises(IllegalMove):
@@ -155,9 +158,11 @@ def test_marriage_shifts_the_deadlines() -> None:
     assert "kontra" in [m.text for m in GAME.legal_moves(s, 1)]  # 9 cards: in time
     s = play(s, "1:kontra")
     s = play(s, "Jh", "Qc", "Qs", "Qh")
-    assert [m.text for m in GAME.legal_moves(s, 0) if m.kind != 0] == ["re"]  # a late reply
-    with pytest.raises(IllegalMove, match="too late"):
-        GAME.apply(s, 0, Move("re no 90"))  # 8 cards: re was due by 9
+    # 8 cards: re was due by 9, but answers Kontra one card late; no 90 is due by 8, so the
+    # reply may go on to it in one move as in two
+    assert [m.text for m in GAME.legal_moves(s, 0) if m.kind != 0] == [
+        "re", "re no 90", "re no 60", "re no 30", "re schwarz"]
+    assert play(s, "0:re no 90").levels == play(s, "0:re", "0:re no 90").levels == (1, 2)
 
 
 # --- special points ---------------------------------------------------------------------

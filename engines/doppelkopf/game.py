@@ -463,7 +463,9 @@ def _ann_range(s: DoppelkopfState, seat: int, party: int = -1) -> tuple[int, int
         return (party, own + 1, 5)
     opp = s.levels[1 - party]
     if own == 0 and opp >= 1 and cards >= s.H - 1 - opp - shift:
-        return (party, 1, 1)
+        # a reply; it may skip on to higher levels while no 90 is in time, as `kontra` then
+        # `kontra no 90` could
+        return (party, 1, 5 if cards >= s.H - 2 - shift else 1)
     return None
 
 
