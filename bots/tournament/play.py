@@ -30,6 +30,7 @@ from engines.registry import get_game
 RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 STREAM_SECONDS = 3600.0
 STREAM_ATTEMPTS = 30
+ADOPT_LOOKS, ADOPT_PAUSE = 3, 1.0  # looks for a begun match's table on restart, seconds apart
 
 
 class TournamentError(Exception):
@@ -82,16 +83,19 @@ class Runner:
         shown.update(public_options(get_game(request.game).info.options,
                                     json_format.MessageToDict(request.options)))
         known = self.results.known_tables()
-        listing = await _retrying(lambda: self.stub.ListTables(
-            pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
-        for table in listing.tables:
-            if (
-                table.table_id not in known
-                and table.options == shown
-                and [s.bot_level for s in table.seats] == list(match.seating)
-            ):
-                self.results.started(match, table.table_id)
-                return table.table_id
+        for attempt in range(ADOPT_LOOKS):
+            if attempt:  # the killed run's request may still be landing: a server finishes
+                await asyncio.sleep(ADOPT_PAUSE)  # a creation whose caller is gone
+            listing = await _retrying(lambda: self.stub.ListTables(
+                pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
+            for table in listing.tables:
+                if (
+                    table.table_id not in known
+                    and table.options == shown
+                    and [s.bot_level for s in table.seats] == list(match.seating)
+                ):
+                    self.results.started(match, table.table_id)
+                    return table.table_id
         return ""
 
     async def _create(self, match: Match) -> str:
