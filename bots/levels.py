@@ -21,7 +21,8 @@ for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player
 `policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
 search's departures from the heuristic player were measured to lose points at every budget)
 or for one level (`LEVEL_OPTIONS`: in Dou Dizhu and Doppelkopf medium takes easy's root prior 2,
-without which it played no better than easy). No level weighs its worlds by what the other
+without which it played no better than easy; in Sobe e Desce the prior grows with the budget,
+a fifth of the iterations, without which medium lost to easy). No level weighs its worlds by what the other
 seats' moves say about their cards (`inference`, see `bots.inference`): against search
 players it places only 1-2% more of Dou Dizhu's hidden cards right, and in Sobe e Desce,
 against the heuristic player it models exactly, it did not make the search's departures pay.

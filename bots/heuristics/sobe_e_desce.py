@@ -37,6 +37,10 @@ SEARCH_OPTIONS = {"prior": 10.0}
 measured decision by decision (`bench.regret`), the search's departures from it lose points
 on average at every budget tried, with uniform or belief-weighted worlds and any reward, so
 the search overrules it only where its statistics disagree by a wide margin (BENCHMARKS.md)."""
+LEVEL_OPTIONS = {"medium": {"prior": 40.0}, "hard": {"prior": 200.0}, "expert": {"prior": 800.0}}
+"""The prior in proportion to the budget (easy's 10 for 50 iterations): the bias it gives
+fades as the favourite's visits grow (`bots.ismcts`), so with the same prior medium's 200
+iterations departed more often than easy's 50, and lost to it on the ladder."""
 
 
 def hand_worth(hand: int, trump: int) -> float:
