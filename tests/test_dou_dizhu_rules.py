@@ -97,6 +97,15 @@ def test_rocket_and_bombs_multiply() -> None:
     assert GAME.result(s).last_deal == (4, -2, -2)  # bid 1 x 2 (one bomb)
 
 
+def test_the_rocket_doubles_like_a_bomb() -> None:
+    # the landlord holds both jokers and one of every rank: nobody else has a bomb
+    s = new(["BR3456789TJQKA222", "33344455566677788", "*"], "AAK")
+    s = play(s, "bid 1", "pass", "pass", "BR", "pass", "pass", "3456789TJQKA", "pass", "pass",
+             "222+K", "pass", "pass", "AA")
+    assert s.history[-1].bombs == 1 and s.history[-1].spring is True
+    assert GAME.result(s).last_deal == (8, -4, -4)  # bid 1 x 2 (rocket) x 2 (spring)
+
+
 # --- bidding ---------------------------------------------------------------------------
 
 
