@@ -356,9 +356,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 f"from_version {request.from_version} is past the table's version "
                 f"{record.version}: resume from the last version received",
             )
-        if seat is not None and record.seats[seat].away:
-            record = await self.tables.come_back(record, seat)
-        async with self.guard.stream(table_id):
+        async with self.guard.stream(table_id):  # a refusal for too many streams changes nothing
+            if seat is not None and record.seats[seat].away:
+                record = await self.tables.come_back(record, seat)
             async for event in self._stream(record, seat, token, request.from_version, f):
                 yield event
 

@@ -756,7 +756,11 @@ class Tables:
         async with self.lock(record.table_id):
             fresh = await self.get(record.table_id)
             mover = fresh.seats[seat]
-            if not mover.away or mover.token_hash != record.seats[seat].token_hash:
+            if (
+                not mover.away
+                or mover.token_hash != record.seats[seat].token_hash
+                or fresh.status == Status.FINISHED  # nothing follows the END event
+            ):
                 return fresh
             seats = fresh.seats[:seat] + (mover.back(),) + fresh.seats[seat + 1 :]
             new = fresh.with_(seats=seats, version=fresh.version + 1)

@@ -82,6 +82,23 @@ def test_a_gone_seat_is_played_for_at_once_and_handed_back(server: ServerProcess
     assert event.kind == pb.EVENT_KIND_JOINED and event.seat == away
 
 
+def test_a_gone_seat_calling_after_the_end_adds_no_event(server: ServerProcess,
+                                                         client: Client) -> None:
+    """Nothing follows the END event: a seat that went away and calls once the match is over
+    gets its view, and the table stays as it ended."""
+    tid = client.create(options=_options(turn_seconds=0.2, deals=1)).table_id
+    for seat in range(3):
+        client.join(tid, name=f"p{seat}", seat=seat)
+    end = [e for e in client.stream(tid, timeout=120) if e.kind == pb.EVENT_KIND_END][0]
+    gone = [s.seat for s in end.view.table.seats if s.away]
+    assert gone, "every seat kept playing: the timer never played twice in a row"
+    view = client.view(tid, gone[0])
+    assert view.version == end.version and view.result.finished
+    events = list(client.stream(tid, from_version=end.version - 1, seat=gone[0], timeout=10))
+    assert [e.kind for e in events] == [pb.EVENT_KIND_END]
+    assert stored_table(server.db, tid)[0] == end.version
+
+
 def test_the_timer_plays_the_seat_on_turn_not_a_seat_that_may_announce(
     server: ServerProcess, client: Client
 ) -> None:
