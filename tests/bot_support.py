@@ -23,6 +23,8 @@ from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.support import StructValue
+
 BIN = Path(sys.executable).parent
 CROUPIER = str(BIN / "croupier")
 REPO = Path(__file__).resolve().parent.parent
@@ -145,7 +147,7 @@ def human_seat() -> pb.SeatSpec:
 
 def create_table(
     stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], game: str = "dou_dizhu",
-    **options: object,
+    **options: StructValue,
 ) -> str:
     from google.protobuf import struct_pb2
 

@@ -16,11 +16,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -29,6 +29,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 REPO = Path(__file__).resolve().parent.parent
 CROUPIER = [sys.executable, "-m", "service.cli"]
+
+# a value a google.protobuf Struct takes, e.g. a table option (types-protobuf's own alias for it,
+# _StructValueArg, is private)
+StructValue: TypeAlias = (
+    "str | float | bool | None | Mapping[str, StructValue] | Sequence[StructValue]"
+)
 
 
 def free_port() -> int:
@@ -110,6 +116,13 @@ class ServerProcess:
         return self.proc.returncode
 
 
+class EventStream(Iterator[pb.TableEvent], Protocol):
+    """What StreamTable returns: grpc's call object, an iterator of events that can be cancelled
+    (grpc has no type hints, so the stub's reply is untyped)."""
+
+    def cancel(self) -> bool: ...
+
+
 def bearer(token: str) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {token}")]
 
@@ -171,7 +184,7 @@ class Client:
         raise AssertionError(f"match not over after {limit} moves")
 
     def stream(self, table_id: str, from_version: int = 0, seat: int | None = None,
-               timeout: float = 30) -> Iterator[pb.TableEvent]:
+               timeout: float = 30) -> EventStream:
         md = bearer(self.tokens[seat]) if seat is not None else None
         return self.stub.StreamTable(
             pb.StreamTableRequest(table_id=table_id, from_version=from_version),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from collections.abc import MutableMapping
+from typing import Any
 
 import pytest
 import structlog
@@ -118,7 +120,7 @@ def test_a_crashed_seat_is_logged_by_where_not_by_its_message() -> None:
     async def crash() -> None:
         raise IllegalMove("your hand does not hold 7 (hand: 2 5 5 12 J S)")
 
-    async def run() -> list[dict]:
+    async def run() -> list[MutableMapping[str, Any]]:
         worker = Worker(Settings(server="x"))
         task = asyncio.create_task(crash())
         await asyncio.wait([task])

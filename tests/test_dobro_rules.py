@@ -117,7 +117,7 @@ def test_the_seeds_auction_8_9_9_jokers_as_10_then_a_pass() -> None:
     s = play(s, "9")
     assert s.value == 9 and GAME.view(s, None).announcement == "The value is now 9."
     s = play(s, "9")
-    assert s.value == 18 and s.last.dobro
+    assert s.value == 18 and s.last is not None and s.last.dobro
     assert GAME.view(s, None).announcement == "Dobro! The value is now 18."
     s = play(s, "JJ:10")
     assert s.value == 20
@@ -133,13 +133,13 @@ def test_the_seeds_auction_8_9_9_jokers_as_10_then_a_pass() -> None:
 def test_the_seeds_seven_doubled_to_fourteen() -> None:
     s = new(3, ["7 2 2 3 3 4", "7 4 4 5 5 6", "8 8 6 7 9 9"])
     s = play(s, "7", "7")
-    assert s.value == 14 and s.last.dobro
+    assert s.value == 14 and s.last is not None and s.last.dobro
 
 
 def test_the_seeds_pair_of_sixes_on_twelve() -> None:
     s = new(3, ["12 2 2 3 3 4", "6 6 4 5 5 3", "8 8 6 7 9 9"])
     s = play(s, "12", "66")
-    assert s.value == 24 and s.last.dobro
+    assert s.value == 24 and s.last is not None and s.last.dobro
 
 
 def test_a_play_must_reach_the_value_and_beating_it_sets_it() -> None:
@@ -149,7 +149,7 @@ def test_a_play_must_reach_the_value_and_beating_it_sets_it() -> None:
     with pytest.raises(IllegalMove, match="makes 8, less than the value in play 9"):
         play(s, "8")
     after = play(s, "55")
-    assert after.value == 10 and not after.last.dobro
+    assert after.value == 10 and after.last is not None and not after.last.dobro
     after = play(s, "10")
     assert after.value == 10
 
@@ -545,7 +545,7 @@ def test_every_play_follows_the_value_law_and_hands_refill(
             else:
                 assert move.amount >= s.value
                 assert after.value == (2 * s.value if move.amount == s.value else move.amount)
-                assert after.last.dobro == (move.amount == s.value)
+                assert after.last is not None and after.last.dobro == (move.amount == s.value)
             if not manual and s.left:
                 assert size(after.hands[seat]) == min(limit, size(s.hands[seat]) - move.n_cards + s.left)
         if move.kind == PASS_M.kind:

@@ -22,6 +22,7 @@ from tests.bot_support import (
     stub_for,
 )
 from tests.pty_support import play_in_pty
+from tests.support import StructValue
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +33,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-def create_dobro(stub, seats: list[pb.SeatSpec], **options: object) -> str:
+def create_dobro(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:
     return create_table(stub, seats, game="dobro", **options)
 
 

@@ -16,6 +16,7 @@ def test_heuristic_and_candidates_are_found_by_game_name() -> None:
 
 def test_candidates_keep_every_card_pass_and_the_announcement_the_player_would_make() -> None:
     prune = get_candidates("doppelkopf")
+    assert prune is not None
     strong = healthy(new({0: "Qc Th Th Qs Qs Qh Qh Jc Jc Ad Ac As", 2: "Qc"}))
     legal = GAME.legal_moves(strong, 0)
     kept = prune(GAME, strong, 0, legal)
@@ -28,6 +29,7 @@ def test_candidates_keep_every_card_pass_and_the_announcement_the_player_would_m
 
 def test_candidates_before_the_play_follow_the_reservation_rule() -> None:
     prune = get_candidates("doppelkopf")
+    assert prune is not None
     plain = new({0: "Td Td Qd Qd Jh Jh Jd Ad Kd Ac As 9h"})
     assert [m.text for m in prune(GAME, plain, 0, GAME.legal_moves(plain, 0))] == ["healthy"]
     queens = new({0: "Qc Qc Ac As Ah Th Kd Kd 9c Kh Ks Js"})

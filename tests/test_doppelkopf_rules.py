@@ -380,10 +380,10 @@ def test_sample_is_consistent_with_the_view(seed: str, steps: int, who: int) -> 
             break
         seat = rng.choice(sorted(GAME.to_act(s)))
         s = GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
-    seat = None if who < 0 else who
-    v = GAME.view(s, seat)
+    viewer = None if who < 0 else who
+    v = GAME.view(s, viewer)
     g = GAME.sample(v, rng)
-    assert GAME.view(g, seat) == v
+    assert GAME.view(g, viewer) == v
     assert GAME.to_act(g) == GAME.to_act(s)  # who may act never depends on hidden cards
 
 

@@ -25,6 +25,7 @@ from tests.bot_support import (
 )
 from tests.doppelkopf_support import new, play
 from tests.pty_support import play_in_pty
+from tests.support import StructValue
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-def create(stub, seats: list[pb.SeatSpec], **options: object) -> str:
+def create(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:
     return create_table(stub, seats, game="doppelkopf", **options)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bots.heuristics.dos import MARGIN_SCALE, choose, rewards
-from engines.dos import GAME
+from engines.dos import GAME, DosState
 
 
-def _rounds(players: int, count: int) -> list[tuple[tuple[int, ...], object]]:
+def _rounds(players: int, count: int) -> list[tuple[tuple[int, ...], DosState]]:
     """(totals before, state at the end) of the first round of heuristic matches."""
     out = []
     rng = random.Random(1)

@@ -15,7 +15,7 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
 from bots.heuristics import get_candidates, get_heuristic
 from bots.levels import get_level
-from engines.dos import GAME
+from engines.dos import GAME, DosState
 from engines.dos.moves import ADD, CALL, CATCH, DRAW, END, END_DOS, MATCH
 from tests.bot_support import (
     CROUPIER,
@@ -30,6 +30,7 @@ from tests.bot_support import (
     stub_for,
 )
 from tests.pty_support import play_in_pty
+from tests.support import StructValue
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-def create_dos_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: object) -> str:
+def create_dos_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: StructValue) -> str:
     return create_table(stub, seats, game="dos", **options)
 
 
@@ -133,9 +134,9 @@ def test_croupier_watch_dos_prints_the_row_and_the_scores(stack: Server) -> None
 # --- ISMCTS on every phase of a turn ---------------------------------------------------------
 
 
-def states_by_phase() -> dict[str, tuple[object, int]]:
+def states_by_phase() -> dict[str, tuple[DosState, int]]:
     """One (state, seat) per kind of decision, found along random games."""
-    found: dict[str, tuple[object, int]] = {}
+    found: dict[str, tuple[DosState, int]] = {}
     rng = random.Random(4)
     for game_no in range(40):
         s = GAME.new_game(3, {"official_no_match": game_no % 2 == 1, "target": 1}, f"ph{game_no}")

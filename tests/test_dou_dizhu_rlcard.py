@@ -329,7 +329,8 @@ def synthetic_positions(hands: int, report: Report) -> None:
 def test_rlcard_action_space_maps_to_our_moves() -> None:
     """Every RLCard action string reads as one of our moves with the same cards, or as a
     documented RLCard-only move."""
-    bad, rlcard_only = [], Counter()
+    bad: list[str] = []
+    rlcard_only: Counter[str] = Counter()
     for action in RL_READING:
         text = rl_to_text(action)
         diff = explained(text, "rlcard")

@@ -25,10 +25,10 @@ def deck_for(hands: list[str], kitty: str) -> str:
             out.append(r + left[r].pop(0))
         return out
 
-    fixed = [take(h) if h != "*" else None for h in hands]
+    dealt = [take(h) if h != "*" else None for h in hands]
     kit = take(kitty)
     rest = [r + s for r, suits in left.items() for s in suits]
-    fixed = [h if h is not None else rest for h in fixed]
+    fixed = [h if h is not None else rest for h in dealt]
     assert all(len(h) == 17 for h in fixed), [len(h) for h in fixed]
     deck = [fixed[k % 3][k // 3] for k in range(51)] + kit
     return " ".join(deck)

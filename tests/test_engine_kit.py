@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import AnyStr
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -100,7 +101,9 @@ def _samples(name: str) -> tuple[list[bytes], list[str]]:
     from tests.engine_kit import play_random
 
     if name not in _SAMPLES:
-        game, encodings, texts = GAMES[name], [], []
+        game = GAMES[name]
+        encodings: list[bytes] = []
+        texts: list[str] = []
 
         def step(state, seat, move):
             if len(encodings) < 200:
@@ -117,7 +120,7 @@ _SAMPLES: dict[str, tuple[list[bytes], list[str]]] = {}
 
 
 @st.composite
-def _mutated(draw: st.DrawFn, pool: list) -> bytes | str:
+def _mutated(draw: st.DrawFn, pool: list[AnyStr]) -> AnyStr:
     """A valid value with a few random edits: flips, cuts, insertions, splices."""
     value = draw(st.sampled_from(pool))
     chars = draw(st.binary(min_size=1, max_size=4)) if isinstance(value, bytes) else draw(

@@ -15,6 +15,7 @@ import string
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import cast
 
 import grpc
 import pytest
@@ -137,7 +138,7 @@ def struct_of(values: dict) -> struct_pb2.Struct:
     return s
 
 
-def call(fn, request, metadata=None) -> tuple[C, str, object]:
+def call(fn, request, metadata=None) -> tuple[grpc.StatusCode, str, object]:
     """(code, details, reply) of a unary call; reply None when refused."""
     try:
         reply = fn(request, metadata=metadata, timeout=10)
@@ -146,14 +147,15 @@ def call(fn, request, metadata=None) -> tuple[C, str, object]:
     return C.OK, "", reply
 
 
-def refused_without_change(world: World, before: dict, code: C, details: str, what: str) -> None:
+def refused_without_change(world: World, before: dict, code: grpc.StatusCode, details: str,
+                           what: str) -> None:
     assert code in REFUSALS, f"{what}: {code} {details!r}"
     assert details.strip(), f"{what}: {code} without a message"
     assert world.snapshot() == before, f"{what}: refused ({code}) but a table changed"
     assert all(t not in details for t in world.tokens), f"{what}: a token in the message"
 
 
-def id_code(world: World, table_id: str) -> C | None:
+def id_code(world: World, table_id: str) -> grpc.StatusCode | None:
     """What an id alone decides: malformed or unknown, else None (the table exists)."""
     if not table_id or len(table_id) > 64:
         return C.INVALID_ARGUMENT
@@ -206,8 +208,9 @@ def test_fuzz_join_table(world: World) -> None:
         # bad seat or an over-long name is refused there too
         if code == C.OK:  # a free human seat of the waiting table: give it back
             assert table_id == world.waiting and not bot
+            joined = cast(pb.JoinTableResponse, reply)  # what JoinTable answers (grpc: untyped)
             world.client.stub.LeaveTable(pb.LeaveTableRequest(table_id=table_id),
-                                         metadata=bearer(reply.token), timeout=10)
+                                         metadata=bearer(joined.token), timeout=10)
             return
         refused_without_change(world, before, code, details, f"JoinTable({req})")
         if len(name.strip()) <= 64 and not any(not c.isprintable() for c in name.strip()):

@@ -9,11 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.heuristics import get_explains, get_heuristic
-from bots.inference import Worlds, surprises
+from bots.inference import Explains, Worlds, surprises
 from bots.levels import Level
 from engines.dou_dizhu import GAME as DD
 from engines.dou_dizhu.game import BIDDING
 from engines.registry import GAMES
+
+
+def explains_of(name: str) -> Explains:
+    """The game's model of the players (`bots.inference`); these games have one."""
+    explains = get_explains(name)
+    assert explains is not None, f"{name} has no model of the players"
+    return explains
 
 
 def heuristic_deal(seed: int, stop: int):
@@ -69,19 +76,22 @@ def test_sobe_e_desce_replay_rebuilds_the_deal_exchanges_included(
 ) -> None:
     game = GAMES["sobe_e_desce"]
     state = heuristic_play("sobe_e_desce", {"start_score": score}, seed, stop)
-    steps = list(game.replay(state))
+    replayed = game.replay(state)
+    assert replayed is not None  # Sobe e Desce rebuilds its deals
+    steps = list(replayed)
     if not steps:
         assert game.is_over(state) or state.trump < 0 and not state.decisions
         return
     assert len(steps) == 1 + len(state.decisions) + sum(
         len(cards) for _, cards, _ in state.tricks) + len(state.trick)
-    assert list(game.replay(state)) == steps  # one arrangement per state: a pure function
+    again = game.replay(state)  # one arrangement per state: a pure function
+    assert again is not None and list(again) == steps
     s = steps[0][0]
     assert [h.bit_count() for h in s.hands] == [3, 3, 3, 3] and len(s.pending) == 8
     for _, seat, move in steps:
         s = game.apply(s, seat, move)
-    for seat in (None, 0, 1, 2, 3):
-        assert game.view(s, seat) == game.view(state, seat)
+    for viewer in (None, 0, 1, 2, 3):
+        assert game.view(s, viewer) == game.view(state, viewer)
     assert s.stock == state.stock and s.discards == state.discards and s.hands == state.hands
 
 
@@ -90,7 +100,7 @@ def test_sobe_e_desce_replay_rebuilds_the_deal_exchanges_included(
 def test_the_heuristic_player_never_surprises_its_own_model(seed: int, stop: int) -> None:
     state = heuristic_deal(seed, stop)
     for seat in range(3):
-        assert surprises(DD, state, seat, get_explains("dou_dizhu")) == 0
+        assert surprises(DD, state, seat, explains_of("dou_dizhu")) == 0
 
 
 def test_a_model_that_explains_nothing_counts_every_choice_of_the_others() -> None:
@@ -105,7 +115,7 @@ def test_worlds_agree_with_the_view_and_favour_the_explained_ones() -> None:
     state = heuristic_deal(11, 30)
     seat = state.to_act
     view = DD.view(state, seat)
-    pool = Worlds(DD, view, seat, random.Random(1), get_explains("dou_dizhu"), 200, 0.2)
+    pool = Worlds(DD, view, seat, random.Random(1), explains_of("dou_dizhu"), 200, 0.2)
     assert min(pool.surprises) < max(pool.surprises)  # the moves told the worlds apart
     for w, k, weight in zip(pool.worlds, pool.surprises, pool.weights, strict=True):
         assert DD.view(w, seat) == view
@@ -115,7 +125,7 @@ def test_worlds_agree_with_the_view_and_favour_the_explained_ones() -> None:
     drawn = [pool(rng) for _ in range(2000)]
     mean = sum(pool.surprises[pool.worlds.index(w)] for w in drawn) / len(drawn)
     assert mean < sum(pool.surprises) / len(pool.surprises)  # drawn by weight, not uniformly
-    uniform = Worlds(DD, view, seat, random.Random(1), get_explains("dou_dizhu"), 50, 1.0)
+    uniform = Worlds(DD, view, seat, random.Random(1), explains_of("dou_dizhu"), 50, 1.0)
     assert uniform.effective_size == pytest.approx(50)
 
 
@@ -123,7 +133,7 @@ def test_epsilon_must_be_a_probability() -> None:
     state = heuristic_deal(3, 10)
     for bad in (0.0, -0.5, 1.5):
         with pytest.raises(ValueError, match="epsilon"):
-            Worlds(DD, DD.view(state, 0), 0, random.Random(1), get_explains("dou_dizhu"), 10, bad)
+            Worlds(DD, DD.view(state, 0), 0, random.Random(1), explains_of("dou_dizhu"), 10, bad)
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -147,9 +157,9 @@ def test_sobe_e_desce_worlds_like_the_truth_surprise_the_model_less_than_uniform
     """The replay draws which cards an exchange took, so even the true deal may surprise the
     model now and then; it must still do so far less than worlds dealt blindly."""
     game = GAMES["sobe_e_desce"]
-    explains = get_explains("sobe_e_desce")
+    explains = explains_of("sobe_e_desce")
     rng = random.Random(8)
-    truth = blind = 0
+    truth, blind = 0, 0.0
     for seed in range(40):
         state = heuristic_play("sobe_e_desce", {"start_score": 20}, seed, 12)
         if game.is_over(state) or state.trump < 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -20,11 +21,11 @@ QUICK = [
 ]
 
 
-def random_states(name: str, count: int, seed: int):
+def random_states(name: str, count: int, seed: int) -> list[tuple[Any, list[int]]]:
     """States along random games of the engine, with the seats to act."""
     game, setup = GAMES[name], SETUPS[name][0]
     rng = random.Random(seed)
-    out = []
+    out: list[tuple[Any, list[int]]] = []
     g = 0
     while len(out) < count:
         state = game.new_game(setup.players, setup.options, f"bots/{g}")

@@ -55,7 +55,12 @@ def test_server_and_bot_metrics_after_a_played_table(tmp_path: Path) -> None:
         waiting = create_table(stub, [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 3)
         call = stub.StreamTable(pb.StreamTableRequest(table_id=waiting), timeout=30)
         first = threading.Event()
-        reader = threading.Thread(target=lambda: (next(call), first.set()), daemon=True)
+
+        def read_first() -> None:
+            next(call)
+            first.set()
+
+        reader = threading.Thread(target=read_first, daemon=True)
         reader.start()
         assert first.wait(10)
         s = scrape(server_port)

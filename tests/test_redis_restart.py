@@ -190,6 +190,7 @@ def test_redis_killed_mid_game(
         redis.start()  # same port and data dir: the append-only file is replayed
 
         # nothing restarted: the same server processes answer, from the state Redis kept
+        assert server_a.proc is not None and server_b.proc is not None
         assert server_a.proc.poll() is None and server_b.proc.poll() is None
         assert bots.alive(), bots.describe()
         assert a.view(tid).version == before
@@ -197,7 +198,7 @@ def test_redis_killed_mid_game(
 
         # B's spectator resumes; then each of A's moves reaches it through B's XREAD reader,
         # not the 1 s fallback poll: every move is made 0.1 s after the previous one arrived
-        latencies = []
+        latencies: list[float] = []
         while True:
             deadline = time.monotonic() + 15
             while spectator.versions[-1:] != [a.view(tid).version]:

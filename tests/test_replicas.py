@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import grpc
 import pytest
@@ -219,7 +220,9 @@ def test_racing_moves_through_both_replicas_one_winner_each(replicas: Replicas) 
     # the log, read straight from Redis: versions 1..final, one move event per win
     conn = redis.Redis.from_url(REDIS_URL)
     try:
-        entries = conn.xrange(f"{replicas.prefix}e:{table_id}")
+        # redis-py types replies loosely (bytes or str, by decode_responses): bytes here
+        entries = cast(list[tuple[bytes, dict[bytes, bytes]]],
+                       conn.xrange(f"{replicas.prefix}e:{table_id}"))
     finally:
         conn.close()
     versions = [int(eid.split(b"-")[1]) for eid, _ in entries]

@@ -23,6 +23,7 @@ from engines.registry import get_game
 from tests.support import (
     Client,
     ServerProcess,
+    StructValue,
     bearer,
     rpc_code,
     stored_event_states,
@@ -191,7 +192,7 @@ def log_lines(text: str) -> list[dict]:
     return out
 
 
-def _struct(**values: object) -> struct_pb2.Struct:
+def _struct(**values: StructValue) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     s.update(values)
     return s
@@ -439,7 +440,7 @@ def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> N
         public = a.view(tid)
         seat = public.to_act[0]
         first, second = a.view(tid, seat).legal_moves[:2]
-        results: list[tuple[str, object]] = []
+        results: list[tuple[str, int | grpc.StatusCode]] = []
 
         def race(c: Client, move: str) -> None:
             try:

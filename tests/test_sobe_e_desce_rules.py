@@ -465,7 +465,7 @@ def test_constrained_deals_are_uniform_over_the_allowed_arrangements() -> None:
     assert plan.total == len(allowed)
     rng = random.Random(11)
     n = 200 * len(allowed)
-    counts = Counter()
+    counts: Counter[tuple[frozenset[int], frozenset[int], int, int]] = Counter()
     for _ in range(n):
         d = plan.draw(rng)
         key = (frozenset(d.hands[1]), frozenset(d.hands[2]), d.discards[3][0], d.ordered[0])

@@ -23,6 +23,7 @@ from tests.bot_support import (
     stub_for,
 )
 from tests.pty_support import play_in_pty
+from tests.support import StructValue
 
 SHORT = {"start_score": 4, "max_deals": 3}
 
@@ -33,7 +34,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
 
 
-def create(stub, seats: list[pb.SeatSpec], **options: object) -> str:
+def create(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:
     return create_table(stub, seats, game="sobe_e_desce", **options)
 
 

@@ -8,12 +8,19 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from engines.registry import get_game
-from tests.support import Client, ServerProcess, rpc_code, stored_event_states, stored_table
+from tests.support import (
+    Client,
+    ServerProcess,
+    StructValue,
+    rpc_code,
+    stored_event_states,
+    stored_table,
+)
 
 pytestmark = pytest.mark.e2e
 
 
-def _options(**values: object) -> struct_pb2.Struct:
+def _options(**values: StructValue) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     s.update(values)
     return s

@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import grpc
 import h2.config
@@ -50,10 +51,15 @@ class Web:
         self.client = ConnectClientSync(url, protocol=protocol, codec=codec, timeout_ms=10_000)
 
     def call(self, name: str, request: object, token: str | None = None) -> object:
+        """The reply of unary method `name`: connectrpc's `method_info` describes a method by
+        its name, untyped, so callers cast it to the method's reply type."""
         headers = {"authorization": f"Bearer {token}"} if token else None
         return self.client.execute_unary(request=request, method=method_info(name), headers=headers)
 
-    def stream(self, name: str, request: object, token: str | None = None) -> Iterator[object]:
+    def stream(
+        self, name: str, request: object, token: str | None = None
+    ) -> Iterator[pb.TableEvent]:
+        """The events of streaming method `name` (StreamTable: the API's one stream)."""
         headers = {"authorization": f"Bearer {token}"} if token else None
         return self.client.execute_server_stream(
             request=request, method=method_info(name), headers=headers
@@ -81,19 +87,23 @@ def test_unary_calls_match_native_grpc(
     try:
         games = web.call("ListGames", pb.ListGamesRequest())
         assert games == native.stub.ListGames(pb.ListGamesRequest(), timeout=5)
-        table = web.call("CreateTable", pb.CreateTableRequest(game="dou_dizhu"))
+        table = cast(pb.Table, web.call("CreateTable", pb.CreateTableRequest(game="dou_dizhu")))
         tokens = {}
         for i in range(3):
-            reply = web.call(
+            reply = cast(pb.JoinTableResponse, web.call(
                 "JoinTable", pb.JoinTableRequest(table_id=table.table_id, name=f"w{i}")
-            )
+            ))
             tokens[reply.seat] = reply.token
             native.tokens[reply.seat] = reply.token
         for seat, token in tokens.items():
-            mine = web.call("GetView", pb.GetViewRequest(table_id=table.table_id), token)
+            mine = cast(pb.TableView, web.call(
+                "GetView", pb.GetViewRequest(table_id=table.table_id), token
+            ))
             assert mine == native.view(table.table_id, seat)
             assert len(mine.view.dou_dizhu.hand) == 17
-        public = web.call("GetView", pb.GetViewRequest(table_id=table.table_id))
+        public = cast(pb.TableView, web.call(
+            "GetView", pb.GetViewRequest(table_id=table.table_id)
+        ))
         assert not public.HasField("seat") and public.view.dou_dizhu.hand == ""
         assert not public.legal_moves
         seat = public.to_act[0]
@@ -101,7 +111,7 @@ def test_unary_calls_match_native_grpc(
         move = pb.SubmitMoveRequest(
             table_id=table.table_id, move=mine.legal_moves[0], expected_version=mine.version
         )
-        done = web.call("SubmitMove", move, tokens[seat])
+        done = cast(pb.SubmitMoveResponse, web.call("SubmitMove", move, tokens[seat]))
         assert done.version == mine.version + 1
         assert native.view(table.table_id).version == done.version
     finally:
@@ -321,8 +331,8 @@ def test_sigterm_ends_web_streams_with_where_to_resume(tmp_path: Path) -> None:
     def follow() -> None:
         try:
             for event in web.stream("StreamTable", pb.StreamTableRequest(table_id=table_id)):
-                seen.append(event.version)  # type: ignore[attr-defined]
-                if event.version == 4:  # type: ignore[attr-defined]
+                seen.append(event.version)
+                if event.version == 4:
                     ready.set()
         except ConnectError as e:
             seen.append(e)

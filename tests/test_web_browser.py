@@ -11,12 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from tests.bot_support import Bots
 from tests.support import REPO, Client, ServerProcess, free_port
+
+if TYPE_CHECKING:  # Playwright is imported at run time only where Chromium is (below)
+    from playwright.sync_api import Browser, Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -44,7 +48,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(
@@ -55,8 +59,8 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
     pg = context.new_page()
     pg.set_default_timeout(20_000)
     errors: list[str] = []
@@ -67,45 +71,45 @@ def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
-def create_in_lobby(page: object, url: str, game: str, options: dict[str, str]) -> str:
+def create_in_lobby(page: Page, url: str, game: str, options: dict[str, str]) -> str:
     """Fills the lobby form (seat 0 a person, the others random bots) and sits down."""
-    page.goto(url)  # type: ignore[attr-defined]
-    page.fill("#name", "alice")  # type: ignore[attr-defined]
-    page.select_option("#game", game)  # type: ignore[attr-defined]
+    page.goto(url)
+    page.fill("#name", "alice")
+    page.select_option("#game", game)
     for name, value in options.items():
-        page.fill(f"#option-{name}", value)  # type: ignore[attr-defined]
-    page.click("#create-button")  # type: ignore[attr-defined]
-    page.wait_for_url("**/#/table/*")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=You play seat 0")  # type: ignore[attr-defined]
+        page.fill(f"#option-{name}", value)
+    page.click("#create-button")
+    page.wait_for_url("**/#/table/*")
+    page.wait_for_selector("text=You play seat 0")
     # the seat line can show before the first view: wait for the dealt hand
-    page.wait_for_selector(".hand .card")  # type: ignore[attr-defined]
-    return page.url.rsplit("/", 1)[1]  # type: ignore[attr-defined]
+    page.wait_for_selector(".hand .card")
+    return page.url.rsplit("/", 1)[1]
 
 
 def play_by_clicking(
-    page: object, shot: str, prefer_not: tuple[str, ...] = (), limit: int = 400
+    page: Page, shot: str, prefer_not: tuple[str, ...] = (), limit: int = 400
 ) -> int:
     """Clicks a legal move whenever buttons show (avoiding `prefer_not` when there is a
     choice) until the page says the game is over; returns the clicks made."""
     clicks = 0
-    over = page.locator("#game-over")  # type: ignore[attr-defined]
+    over = page.locator("#game-over")
     while clicks < limit:
-        page.wait_for_selector(f"{MOVE}, #game-over", timeout=30_000)  # type: ignore[attr-defined]
+        page.wait_for_selector(f"{MOVE}, #game-over", timeout=30_000)
         if over.count():
             return clicks
-        buttons = page.locator(MOVE)  # type: ignore[attr-defined]
+        buttons = page.locator(MOVE)
         moves = [m for m in buttons.evaluate_all("bs => bs.map(b => b.dataset.move)") if m]
         if not moves:
             continue  # re-rendered between the wait and the read
         choice = next((m for m in moves if m not in prefer_not), moves[0])
-        version = page.inner_text("#version")  # type: ignore[attr-defined]
+        version = page.inner_text("#version")
         try:
-            page.locator(f'{MOVE}[data-move="{choice}"]').first.click(timeout=2_000)  # type: ignore[attr-defined]
+            page.locator(f'{MOVE}[data-move="{choice}"]').first.click(timeout=2_000)
         except sync_api.TimeoutError:
             continue  # the view moved on under us: look again
         clicks += 1
         if clicks == 3:
-            page.screenshot(path=str(ARTIFACTS / f"{shot}-playing.png"), full_page=True)  # type: ignore[attr-defined]
+            page.screenshot(path=str(ARTIFACTS / f"{shot}-playing.png"), full_page=True)
         page.wait_for_function(  # our move (or a refusal) shows before the next look
             "v => document.querySelector('#version')?.innerText !== v"
             " || !!document.querySelector('.error')",
@@ -114,14 +118,14 @@ def play_by_clicking(
     raise AssertionError(f"game not over after {limit} clicks")
 
 
-def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: object) -> None:
+def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: Page) -> None:
     table_id = create_in_lobby(page, stack.web_url, "dou_dizhu", {"deals": "1"})
-    assert page.locator(".hand .card").count() == 17  # type: ignore[attr-defined]
+    assert page.locator(".hand .card").count() == 17
     clicks = play_by_clicking(page, "dou_dizhu", prefer_not=("pass",))
-    text = page.inner_text("#game-over")  # type: ignore[attr-defined]
+    text = page.inner_text("#game-over")
     assert "Game over" in text and "Winners" in text
     assert clicks >= 1
-    assert page.locator("#log .event-end").count() == 1  # type: ignore[attr-defined]
+    assert page.locator("#log .event-end").count() == 1
     client = Client(stack.address)
     try:
         view = client.view(table_id)
@@ -132,14 +136,14 @@ def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: obj
         client.close()
 
 
-def test_person_plays_doppelkopf_against_three_bots(stack: ServerProcess, page: object) -> None:
+def test_person_plays_doppelkopf_against_three_bots(stack: ServerProcess, page: Page) -> None:
     table_id = create_in_lobby(page, stack.web_url, "doppelkopf", {"deals": "1"})
-    assert page.locator(".hand .card").count() == 12  # type: ignore[attr-defined]
+    assert page.locator(".hand .card").count() == 12
     # announcements are optional: play cards (and stay healthy) to keep the game simple
     clicks = play_by_clicking(
         page, "doppelkopf", prefer_not=("re", "kontra", "reservation", "pass")
     )
-    assert "Game over" in page.inner_text("#game-over")  # type: ignore[attr-defined]
+    assert "Game over" in page.inner_text("#game-over")
     assert clicks >= 12  # one card per trick at least
     client = Client(stack.address)
     try:
@@ -149,7 +153,7 @@ def test_person_plays_doppelkopf_against_three_bots(stack: ServerProcess, page: 
 
 
 def test_spectator_follows_a_bot_game_live_over_grpc_web(
-    stack: ServerProcess, page: object
+    stack: ServerProcess, page: Page
 ) -> None:
     client = Client(stack.address)
     try:
@@ -157,27 +161,28 @@ def test_spectator_follows_a_bot_game_live_over_grpc_web(
         table = client.create("dou_dizhu", fill_with_bots_after_seconds=1.5, fill_level="random")
     finally:
         client.close()
-    page.goto(f"{stack.web_url}/?transport=grpc-web#/table/{table.table_id}")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Spectator")  # type: ignore[attr-defined]
-    page.wait_for_selector("#version")  # type: ignore[attr-defined]
-    first = page.inner_text("#version")  # type: ignore[attr-defined]
+    page.goto(f"{stack.web_url}/?transport=grpc-web#/table/{table.table_id}")
+    page.wait_for_selector("text=Spectator")
+    page.wait_for_selector("#version")
+    first = page.inner_text("#version")
     assert "WAITING" in first  # nothing played yet when the page opened
-    page.wait_for_selector("#game-over", timeout=60_000)  # type: ignore[attr-defined]
-    assert page.locator("#log .event-move").count() > 3  # type: ignore[attr-defined]
-    assert page.locator("#log .event-end").count() == 1  # type: ignore[attr-defined]
+    page.wait_for_selector("#game-over", timeout=60_000)
+    assert page.locator("#log .event-move").count() > 3
+    assert page.locator("#log .event-end").count() == 1
     # a spectator sees no hand and gets no move buttons
-    assert page.locator(".hand .card").count() == 0  # type: ignore[attr-defined]
-    assert page.locator("button.move").count() == 0  # type: ignore[attr-defined]
+    assert page.locator(".hand .card").count() == 0
+    assert page.locator("button.move").count() == 0
 
 
-def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: object) -> None:
-    page.goto(stack.web_url)  # type: ignore[attr-defined]
-    page.select_option("#game", "dou_dizhu")  # type: ignore[attr-defined]
-    page.fill("#option-deals", "-3")  # type: ignore[attr-defined]
-    page.click("#create-button")  # type: ignore[attr-defined]
-    alert = page.wait_for_selector(".error")  # type: ignore[attr-defined]
+def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: Page) -> None:
+    page.goto(stack.web_url)
+    page.select_option("#game", "dou_dizhu")
+    page.fill("#option-deals", "-3")
+    page.click("#create-button")
+    alert = page.wait_for_selector(".error")
+    assert alert is not None  # None only when waiting for a selector to go away
     assert "INVALID_ARGUMENT" in alert.inner_text()
-    assert "#/table/" not in page.url  # type: ignore[attr-defined]
+    assert "#/table/" not in page.url
     # a table made elsewhere shows up in the lobby; Join takes its open seat
     client = Client(stack.address)
     try:
@@ -191,15 +196,15 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: object)
         )
     finally:
         client.close()
-    page.click(f'button.join[data-table="{table.table_id}"]')  # type: ignore[attr-defined]
-    page.wait_for_selector("text=You play seat 1")  # type: ignore[attr-defined]
-    assert page.url.endswith(f"#/table/{table.table_id}")  # type: ignore[attr-defined]
-    page.wait_for_selector(".hand .card")  # type: ignore[attr-defined]
+    page.click(f'button.join[data-table="{table.table_id}"]')
+    page.wait_for_selector("text=You play seat 1")
+    assert page.url.endswith(f"#/table/{table.table_id}")
+    page.wait_for_selector(".hand .card")
 
 
 @pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce"])
 def test_every_game_renders_for_a_seat_and_a_spectator(
-    stack: ServerProcess, browser: object, game: str
+    stack: ServerProcess, browser: Browser, game: str
 ) -> None:
     """Each game's table page: the seat sees its hand and its legal moves as buttons, the
     spectator neither; both draw the game's table and the full view."""
@@ -215,7 +220,7 @@ def test_every_game_renders_for_a_seat_and_a_spectator(
         legal = client.view(table.table_id, to_act).legal_moves
     finally:
         client.close()
-    context = browser.new_context()  # type: ignore[attr-defined]
+    context = browser.new_context()
     errors: list[str] = []
     context.on("weberror", lambda e: errors.append(str(e.error)))
     try:
