@@ -629,6 +629,11 @@ def _restore_public(s: DouDizhuState, msg: pb.DouDizhuState | pb.DouDizhuView) -
     s.dealer = msg.dealer
     s.face_up_card = parse_card(msg.face_up_card)
     s.face_up_holder = msg.face_up_holder
+    if any(not 0 <= a.seat < PLAYERS for a in (*msg.bidding, *msg.plays)):
+        raise ValueError("an action names a seat that is not 0, 1 or 2")
+    if not (0 <= msg.dealer < PLAYERS and -1 <= msg.landlord < PLAYERS
+            and -1 <= msg.face_up_holder < PLAYERS):
+        raise ValueError("the dealer, landlord or face-up card holder is not a seat")
     s.bidding = tuple((a.seat, _bid_value(a.move)) for a in msg.bidding)
     s.bid = msg.bid
     s.landlord = msg.landlord
