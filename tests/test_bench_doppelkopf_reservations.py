@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from bench.doppelkopf_reservations import (
@@ -47,9 +48,39 @@ def test_the_heuristics_rule_is_the_zero_of_the_table(tmp_path, capsys) -> None:
     main(["--deals", "6", "--jobs", "1", "--results", str(results)])
     out = capsys.readouterr().out
     assert "24 hands (6 deals)" in out
+    table = {}
+    for line in out.splitlines():
+        if line.startswith("| ") and line.endswith("] |"):
+            name, solos, mean, diff, _ = (c.strip() for c in line.strip("|").split(" | "))
+            table[name.split(" (")[0]] = (int(solos), float(mean), float(diff))
+    assert sorted(table) == sorted(["the heuristic's rule", "the rule before", "never a solo",
+                                    "always healthy", "the best choice in hindsight"])
+    # The heuristic's row is compared with itself: its difference (and interval) is 0 by
+    # construction, so that line only shows the table is laid out with it as the reference.
     ours = next(line for line in out.splitlines() if line.startswith("| the heuristic's rule"))
     assert "| +0.000 | [+0.000, +0.000] |" in ours
-    assert len(results.read_text().splitlines()) == 6
+    # The other rows, recomputed from the raw per-hand values in the results file.
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(rows) == 6
+    hands = [seat for row in rows for seat in row["seats"]]
+    assert len(hands) == 24
+
+    def average(xs: list[int]) -> float:
+        return sum(xs) / len(xs)
+
+    healthy = average([h["values"]["healthy"][0] for h in hands])
+    plain = average([h["values"]["marriage" if "marriage" in h["values"] else "healthy"][0]
+                  for h in hands])
+    best = average([max(v[0] for v in h["values"].values()) for h in hands])
+    assert table["always healthy"][:2] == (0, round(healthy, 3))
+    assert table["never a solo"][:2] == (0, round(plain, 3))
+    assert table["the best choice in hindsight"][1] == round(best, 3)
+    # every row's difference is its mean less the heuristic's mean: one reference for all
+    reference = {round(m - d, 3) for _, m, d in table.values()}
+    assert max(reference) - min(reference) <= 0.002, table
+    # the best choice in hindsight bounds every rule, and this sample tells the rules apart
+    assert all(m <= best + 1e-9 for _, m, _ in table.values())
+    assert any(d != 0 for name, (_, _, d) in table.items() if name != "the heuristic's rule")
     main(["--deals", "6", "--jobs", "1", "--results", str(results)])  # resumed: nothing new
     assert len(results.read_text().splitlines()) == 6
 

@@ -111,7 +111,9 @@ def test_an_opener_holding_only_special_cards_opens_with_one_at_value_zero() -> 
 
 
 def test_the_seeds_auction_8_9_9_jokers_as_10_then_a_pass() -> None:
-    s = new(4, ["9 2 2 3 3 4", "9 4 4 5 5 6", "J J 6 7 7 7", "8 2 3 5 6 6"], opener=3)
+    # D (seat 3) holds two 12s besides the 8: at 20 it could play them (24) but passes
+    s = new(4, ["9 2 2 3 3 4", "9 4 4 5 5 6", "J J 6 7 7 7", "8 12 12 3 5 6"], pile="4",
+            opener=3)
     s = play(s, "8")
     assert s.value == 8
     s = play(s, "9")
@@ -123,8 +125,10 @@ def test_the_seeds_auction_8_9_9_jokers_as_10_then_a_pass() -> None:
     assert s.value == 20
     assert "Two jokers as 10s" in GAME.view(s, 0).announcement
     assert s.turn == 3 and "pass" in legal(s)
+    assert "1212" in legal(s)  # D could play: two 12s make 24, at least the 20 in play
     s = play(s, "pass")
     assert cards_text(s.collected[3]) == "8 9 9 J J"
+    assert cards_text(s.hands[3]) == "3 4 5 6 12 12"  # kept (and the 4 drawn after the 8)
     assert s.turn == 3 and s.value == 0 and not s.auction  # the passer opens the next auction
     assert GAME.view(s, 1).announcement == "Passes and takes 5 card(s); opens the next auction."
     assert "pass" not in legal(s)

@@ -19,10 +19,21 @@ MODULES = sorted(
 )
 
 
-def test_the_engines_have_examples() -> None:
-    tried = sum(doctest.testmod(importlib.import_module(f"engines.{g}.moves")).attempted
-                for g in ("dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce"))
-    assert tried >= 5
+ENGINE_NAMES = ("dobro", "doppelkopf", "dos", "dou_dizhu", "sobe_e_desce")
+
+
+def test_every_registered_engine_is_listed() -> None:
+    from engines.registry import ENGINES
+
+    assert sorted(ENGINES) == sorted(ENGINE_NAMES)
+
+
+@pytest.mark.parametrize("name", [f"engines.{g}{part}" for g in ENGINE_NAMES
+                                  for part in ("", ".moves")])
+def test_each_engine_and_its_notation_have_examples(name: str) -> None:
+    # every engine package shows a game being started, every moves module its notation
+    failed, tried = doctest.testmod(importlib.import_module(name))
+    assert tried >= 1 and not failed, f"{name}: {tried} examples, {failed} failed"
 
 
 @pytest.mark.parametrize("name", MODULES)

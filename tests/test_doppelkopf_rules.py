@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from engines.contract import IllegalMove
 from engines.doppelkopf import GAME, Move, parse_move
 from engines.doppelkopf.cards import (
+    FOLLOW,
     FULL_48,
     L_CLUBS,
     L_HEARTS,
@@ -32,7 +33,7 @@ from engines.doppelkopf.cards import (
     trick_winner,
 )
 from engines.doppelkopf.game import DECLARATION, PLAYING, RESERVATIONS
-from engines.doppelkopf.moves import MARRIAGE_GAME, NORMAL, SOLO_QUEENS
+from engines.doppelkopf.moves import MARRIAGE_GAME, NORMAL, SOLO_JACKS, SOLO_QUEENS
 from tests.doppelkopf_support import DEAL_A, autoplay, hand, healthy, new, play
 
 DEAL_B_LIKE = [
@@ -59,8 +60,24 @@ def test_deck_has_48_cards_worth_240_points() -> None:
 
 def test_normal_trump_order_is_the_seeds() -> None:
     assert order(L_NORMAL) == "Th Qc Qs Qh Qd Jc Js Jh Jd Ad Td Kd 9d"
-    trumps = sum(2 for _ in TRUMP_ORDER[L_NORMAL])
-    assert trumps == 26 and 48 - trumps == 22
+
+
+def test_normal_game_has_26_trumps_and_three_side_suits_of_22_cards() -> None:
+    # which suit each card of the deck follows, by the engine's follow table (not the order)
+    follows: dict[str, list[str]] = {}
+    for k in cards_of(FULL_48):
+        f = FOLLOW[L_NORMAL][k]
+        follows.setdefault("trump" if f == TRUMP else "cshd"[f], []).append(TEXT[k])
+    # the rulebook: every queen and jack, the diamonds and the heart ten are trumps; the rest
+    # form clubs and spades (A T K 9) and hearts (A K 9), two of each card
+    assert sorted(follows) == ["c", "h", "s", "trump"]
+    assert len(follows["trump"]) == 26
+    assert sorted(set(follows["trump"])) == sorted(
+        ["Th"] + [r + s for r in "QJ" for s in "cshd"] + ["Ad", "Td", "Kd", "9d"])
+    assert sorted(set(follows["c"])) == sorted(["Ac", "Tc", "Kc", "9c"])
+    assert sorted(set(follows["s"])) == sorted(["As", "Ts", "Ks", "9s"])
+    assert sorted(set(follows["h"])) == sorted(["Ah", "Kh", "9h"])
+    assert sum(len(v) for k, v in follows.items() if k != "trump") == 22
 
 
 @pytest.mark.parametrize(
@@ -174,7 +191,8 @@ def test_solo_comes_before_an_earlier_marriage() -> None:
     s = play(s, "marriage")
     assert s.phase == DECLARATION and GAME.to_act(s) == {2}
     s = play(s, "solo jacks")
-    assert s.contract != MARRIAGE_GAME and s.declarer == 2
+    assert s.contract == SOLO_JACKS and s.declarer == 2 and s.layout == L_JACKS
+    assert s.re_mask == 0b0100 and s.phase == PLAYING  # seat 2 alone; the marriage is gone
 
 
 def test_marriage_needs_both_club_queens() -> None:
@@ -248,13 +266,25 @@ def test_solo_leader_is_the_dealers_left_but_bistro_soloist_leads() -> None:
     assert s.turn == 2
 
 
+SEAT_1_COLOUR = "Kd 9d Ad Td Qd Jd 9h Kc 9c As 9s Jh"
+
+
 def test_colour_solo_uses_its_trump_order() -> None:
-    s = play(new({0: "Ah", 1: "9h", 2: "Kd", 3: "9d"}), "reservation", "healthy", "healthy",
+    s = play(new({0: "Ah Kd", 1: SEAT_1_COLOUR}), "reservation", "healthy", "healthy",
              "healthy", "solo hearts")
-    s = play(s, "Ah")
-    # hearts are trump: a diamond is now a side card and seat 1 must give trump if it can
-    assert all(m.text not in ("Kd", "9d") or "9h" not in hand(s, 1)
-               for m in GAME.legal_moves(s, 1))
+    assert hand(s, 1) == sorted(SEAT_1_COLOUR.split())
+    led_trump = play(s, "Ah")
+    # heart solo trumps: Th, queens, jacks, Ah Kh 9h. Seat 1's trumps are Qd, Jd, Jh and 9h;
+    # its diamonds Kd 9d Ad Td are an ordinary side suit now and may not follow the trump
+    assert {m.text for m in GAME.legal_moves(led_trump, 1) if m.kind == 0} == {
+        "Qd", "Jd", "Jh", "9h"}
+    led_diamond = play(s, "Kd")
+    # a diamond led: only the side-suit diamonds follow (Qd and Jd are trumps)
+    assert {m.text for m in GAME.legal_moves(led_diamond, 1) if m.kind == 0} == {
+        "Kd", "9d", "Ad", "Td"}
+    # the same seat in a normal game: diamonds are trumps, the Ah is followed with the 9h only
+    normal = play(healthy(new({0: "Ah Kd", 1: SEAT_1_COLOUR})), "Ah")
+    assert {m.text for m in GAME.legal_moves(normal, 1) if m.kind == 0} == {"9h"}
 
 
 def test_pure_solo_only_in_bistro() -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
+from typing import Any
 
-from bots.heuristics.dos import MARGIN_SCALE, choose, rewards
+import pytest
+
+from bots.heuristics.dos import choose, rewards
 from engines.dos import GAME, DosState
 
 
@@ -22,6 +26,32 @@ def _rounds(players: int, count: int) -> list[tuple[tuple[int, ...], DosState]]:
     return out
 
 
+class _Totals:
+    """A stand-in game whose result holds the given totals (the state is the totals)."""
+
+    def result(self, state: Any) -> SimpleNamespace:
+        return SimpleNamespace(totals=state)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # a seat's reward is 1/2 + (its gain less the others' mean gain) / 100, within [0, 1]:
+        # a margin of 50 points is a reward of 1 (hand-computed below)
+        ((0, 0), (30, 0), (0.8, 0.2)),                  # margins +30, -30
+        ((12, 40), (12, 47), (0.43, 0.57)),             # only the gains count: +7 for seat 1
+        ((0, 0), (0, 70), (0.0, 1.0)),                  # +70 is capped at 1, -70 at 0
+        ((0, 0, 0), (0, 0, 12), (0.44, 0.44, 0.62)),    # others: 0 - 12/2 = -6
+        ((0, 0, 0, 0), (0, 24, 0, 0), (0.42, 0.74, 0.42, 0.42)),  # others: 0 - 24/3 = -8
+        ((10, 0, 5, 0), (10, 0, 5, 60), (0.3, 0.3, 0.3, 1.0)),    # -20 each; +60 capped
+        ((0, 0), (0, 0), (0.5, 0.5)),                   # nothing won: even
+    ],
+)
+def test_rewards_by_hand(before: tuple[int, ...], after: tuple[int, ...],
+                         expected: tuple[float, ...]) -> None:
+    assert rewards(_Totals(), before, after) == pytest.approx(list(expected))  # type: ignore[arg-type]
+
+
 def test_the_reward_grows_with_the_points_won() -> None:
     by_points = []
     for before, end in _rounds(2, 12):
@@ -30,10 +60,12 @@ def test_the_reward_grows_with_the_points_won() -> None:
         points = end.history[-1].points
         assert min(r) >= 0.0 and max(r) <= 1.0
         assert abs(sum(r) - 1.0) < 1e-9  # two players: one's margin is the other's loss
-        assert r[winner] == min(1.0, 0.5 + points / (2 * MARGIN_SCALE))
+        assert r[winner] > 0.5 if points > 0 else r[winner] == 0.5
         by_points.append((points, r[winner]))
     by_points.sort()
-    assert by_points[0][0] < by_points[-1][0] and by_points[0][1] < by_points[-1][1]
+    assert len({p for p, _ in by_points}) >= 5  # rounds of different sizes were compared
+    for (p1, r1), (p2, r2) in zip(by_points, by_points[1:], strict=False):
+        assert r1 <= r2 and (p1 == p2 or r1 < r2 or r1 == 1.0)  # more points, more reward
 
 
 def test_with_more_players_the_losers_share_the_margin() -> None:
@@ -42,3 +74,5 @@ def test_with_more_players_the_losers_share_the_margin() -> None:
         winner = end.history[-1].winner
         assert r[winner] > 0.5
         assert all(x < 0.5 for s, x in enumerate(r) if s != winner)
+        losers = [x for s, x in enumerate(r) if s != winner]
+        assert max(losers) - min(losers) < 1e-9  # only the winner scores: the losers are even

@@ -600,16 +600,101 @@ def test_legal_matches_equal_a_brute_force(seed: int, steps: int) -> None:
     assert got == brute_force_matches(s, seat)
 
 
-@settings(max_examples=40, deadline=None)
-@given(target=st.sampled_from([t for t in TYPES]), a=st.sampled_from(TYPES),
-       b=st.sampled_from(TYPES))
-def test_match_table_is_symmetric_and_colour_needs_a_legal_match(
-    target: int, a: int, b: int
-) -> None:
-    k = match_kind(target, (a, b))
-    assert k == match_kind(target, (b, a))
-    assert k in (NO_MATCH, DOUBLE, DOUBLE_COLOUR)
-    assert match_kind(target, (a,)) in (NO_MATCH, SINGLE, SINGLE_COLOUR)
+# --- an independent oracle of the matching rules (seeds/dos.md, "Matches", "Wild cards") ---
+
+RULEBOOK_CODES = [c + n for c in "bgry" for n in ("1", "3", "4", "5", "6", "7", "8", "9", "10", "#")]
+RULEBOOK_CODES.append("w2")
+
+
+def faces(card: str) -> list[tuple[str, int]]:
+    """Every (colour, number) a card may stand for: a numbered card only itself, a wild # any
+    number 1 to 10 in its colour, a wild DOS a 2 of any colour (in hand or in the row)."""
+    if card == "w2":
+        return [(c, 2) for c in "bgry"]
+    colour, number = card[0], card[1:]
+    if number == "#":
+        return [(colour, n) for n in range(1, 11)]
+    return [(colour, int(number))]
+
+
+def oracle(target: str, cards: list[str]) -> str:
+    """'none', 'single', 'single colour', 'double' or 'double colour', by trying every choice
+    the wild cards allow (the choices are the matching player's)."""
+    matched = coloured = False
+    for tc, tn in faces(target):
+        if len(cards) == 1:
+            for c, n in faces(cards[0]):
+                if n == tn:
+                    matched = True
+                    coloured |= c == tc
+        else:
+            for ac, an in faces(cards[0]):
+                for bc, bn in faces(cards[1]):
+                    if an + bn == tn:
+                        matched = True
+                        coloured |= ac == bc == tc
+    if not matched:
+        return "none"
+    kind = "single" if len(cards) == 1 else "double"
+    return kind + " colour" if coloured else kind
+
+
+ENGINE_KIND = {NO_MATCH: "none", SINGLE: "single", SINGLE_COLOUR: "single colour",
+               DOUBLE: "double", DOUBLE_COLOUR: "double colour"}
+
+
+def engine_kind(target: str, cards: list[str]) -> str:
+    return ENGINE_KIND[match_kind(parse_card(target), tuple(parse_card(c) for c in cards))]
+
+
+def test_the_rulebook_codes_name_every_card_type_once() -> None:
+    assert sorted(parse_card(c) for c in RULEBOOK_CODES) == sorted(TYPES)
+
+
+def test_the_oracle_agrees_with_the_rulebooks_own_examples() -> None:
+    assert oracle("r7", ["b7"]) == "single" and oracle("r7", ["r7"]) == "single colour"
+    assert oracle("r7", ["g3", "y4"]) == oracle("r7", ["b1", "r6"]) == "double"
+    assert oracle("r7", ["r3", "r4"]) == "double colour"
+    assert oracle("w2", ["w2"]) == "single colour" and oracle("w2", ["y#"]) == "single colour"
+    assert oracle("w2", ["r1", "b1"]) == "double" and oracle("w2", ["r1", "b#"]) == "double"
+    assert oracle("g#", ["b9"]) == "single" and oracle("g#", ["g6", "g5"]) == "none"
+    assert oracle("r7", ["b8"]) == "none" and oracle("w2", ["r3"]) == "none"
+
+
+@pytest.mark.parametrize("target", ["r7", "b1", "y4", "g10", "w2", "g#"])
+def test_match_kinds_of_every_card_and_pair_follow_the_rulebook(target: str) -> None:
+    wrong = []
+    for i, a in enumerate(RULEBOOK_CODES):
+        if engine_kind(target, [a]) != oracle(target, [a]):
+            wrong.append(f"{a} on {target}")
+        for b in RULEBOOK_CODES[i:]:
+            want = oracle(target, [a, b])
+            if engine_kind(target, [a, b]) != want or engine_kind(target, [b, a]) != want:
+                wrong.append(f"{a}+{b} on {target}: rulebook {want}")
+    assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize(("target", "cards"), [
+    ("r7", "b8"), ("r7", "w2"), ("r7", "b3+b5"), ("r7", "w2+w2"), ("r7", "b#+r7"),
+    ("b1", "w2"), ("b1", "b#+b1"), ("w2", "r3"), ("w2", "r1+r3"), ("w2", "w2+w2"),
+    ("g#", "g6+g5"), ("g#", "r10+r1"), ("g10", "b#+b10"),
+])
+def test_no_match_cases(target: str, cards: str) -> None:
+    assert engine_kind(target, cards.split("+")) == "none"
+
+
+def test_the_rulebooks_match_examples_as_moves() -> None:
+    assert engine_kind("r7", ["b1", "r6"]) == "double"
+    assert engine_kind("r7", ["g3", "y4"]) == "double"
+    assert engine_kind("w2", ["r1", "b#"]) == "double"  # a 1 and a wild # on a w2
+    assert engine_kind("w2", ["r1", "r#"]) == "double colour"  # the w2 taken as red
+    s = table(["b1 r6 g3 y4 r1 b# y9", FILLER], "r7 w2", "b3 b4 b5")
+    moves = legal(s, 0)
+    assert {"b1+r6 on r7", "g3+y4 on r7", "b#+r1 on w2"} <= set(moves)
+    s = play(s, 0, "g3+y4 on r7")  # as written in the rulebook
+    assert s.matches[0][2] == DOUBLE
+    s = play(s, 0, "r1+b# on w2")  # either order of the two cards
+    assert s.current == 1 and hand(s, 0) == "b1 r6 y9"
 
 
 def test_two_player_window_holds_both_seats() -> None:

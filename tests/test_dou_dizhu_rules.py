@@ -7,6 +7,7 @@ import pytest
 from engines.contract import IllegalMove
 from engines.dou_dizhu import GAME, Move
 from engines.dou_dizhu.cards import RANKS, SUITS, ranks_text
+from engines.dou_dizhu.moves import KIND_NAMES
 
 # --- fixed deals -----------------------------------------------------------------------
 
@@ -130,11 +131,16 @@ def test_bid_3_ends_bidding_and_bids_must_rise() -> None:
 def test_all_pass_redeals_then_first_bidder_is_forced() -> None:
     s = GAME.new_game(3, {"max_redeals": 2}, seed="redeal")
     first = s.face_up_holder
+    dealer, hands = s.dealer, s.hands
     s = play(s, "pass", "pass", "pass")
-    assert s.phase == 1 and s.redeals == 1 and s.landlord == -1  # a new deal, not counted
+    assert s.phase == 1 and s.redeals == 1 and s.landlord == -1  # a new deal ...
+    # ... that does not count: still the first deal of the match, no score, the same dealer
+    assert GAME.deal_number(s) == 0 and s.history == () and s.totals == (0, 0, 0)
+    assert s.dealer == dealer and s.hands != hands
     second = s.face_up_holder
     s = play(s, "pass", "pass", "pass")
     assert s.landlord == second and s.bid == 1 and s.phase == 2
+    assert GAME.deal_number(s) == 0 and s.history == () and s.dealer == dealer
     assert first in (0, 1, 2)
 
 
@@ -244,7 +250,7 @@ def test_two_passes_give_the_lead_back() -> None:
     assert Move("pass") not in GAME.legal_moves(s, 0)
 
 
-def test_multi_deal_match_totals_and_draw() -> None:
+def test_multi_deal_match_totals_and_winners() -> None:
     s = GAME.new_game(3, {"deals": 2}, seed="match")
     import random
 
@@ -259,6 +265,81 @@ def test_multi_deal_match_totals_and_draw() -> None:
     assert res.totals == tuple(a + b for a, b in zip(s.history[0].scores, s.history[1].scores, strict=False))
     best = max(res.totals)
     assert res.winners == tuple(i for i in range(3) if res.totals[i] == best)
+
+
+def _landlord_alone(s):
+    """Bid 1 from the first bidder, the others pass; the landlord then plays one single at a
+    time and the farmers always pass, so he goes out alone (no bomb, a landlord spring)."""
+    first = s.to_act
+    s = play(s, "bid 1", "pass", "pass")
+    assert s.landlord == first
+    deal = GAME.deal_number(s)
+    while GAME.deal_number(s) == deal and not GAME.is_over(s):
+        seat = s.to_act
+        if seat == s.landlord:
+            move = next(m for m in GAME.legal_moves(s, seat) if len(m.text) == 1)  # a single
+        else:
+            move = Move("pass")
+        s = GAME.apply(s, seat, move)
+    return s, first
+
+
+def test_equal_top_totals_are_a_draw_with_every_tied_seat_winning() -> None:
+    s = new([LANDLORD, FARMER_1, FARMER_2], "AAR", deals=2)
+    s, first = _landlord_alone(s)
+    assert first == 0  # the fixed first deal: seat 0 holds the face-up card
+    s, second = _landlord_alone(s)  # the second deal is shuffled from the seed
+    assert second == 2
+    # each deal: bid 1, doubled for the spring = 2; the landlord +4, each farmer -2
+    assert [d.scores for d in s.history] == [(4, -2, -2), (-2, -2, 4)]
+    res = GAME.result(s)
+    assert res.finished and res.totals == (2, -4, 2)
+    assert res.winners == (0, 2)  # seats 0 and 2 share the highest total: a draw
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "top", "length", "cards"),
+    [
+        ("888+33", "trio with a pair", "8", 1, 5),
+        ("333444", "airplane", "4", 2, 6),
+        ("333444+57", "airplane with single wings", "4", 2, 8),
+        ("5555+6699", "four with two pairs", "5", 1, 8),
+        ("333444555666+7777", "airplane with single wings", "6", 4, 16),
+        ("333444+66", "airplane with single wings", "4", 2, 8),  # wings may share a rank
+        ("5555+69", "four with two singles", "5", 1, 6),
+        ("5555", "bomb", "5", 1, 4),
+        ("BR", "rocket", "R", 1, 2),
+    ],
+)
+def test_the_rulebooks_combinations_classify_as_their_kind(
+    text: str, kind: str, top: str, length: int, cards: int
+) -> None:
+    move = Move(text)
+    assert move.text == text
+    assert (KIND_NAMES[move.kind], RANKS[move.rank], move.length, move.n_cards) == (
+        kind, top, length, cards)
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        ("tttjjj+4499", "TTTJJJ+4499"),   # lower case
+        ("10 10 10+3", "TTT+3"),          # 10 for T, spaces
+        ("10jqka", "TJQKA"),
+        ("7 6 5 4 3", "34567"),           # any order inside a part
+        ("999+3", "999+3"),
+        ("TTTJJJ+9944", "TTTJJJ+4499"),
+        ("b r", "BR"),
+    ],
+)
+def test_the_parser_accepts_what_the_rulebook_allows(typed: str, canonical: str) -> None:
+    assert Move(typed) is Move(canonical)
+
+
+def test_the_main_part_comes_first() -> None:
+    with pytest.raises(ValueError, match="takes no kickers"):
+        Move("3+888")
+    assert Move("888+3").text == "888+3"
 
 
 @pytest.mark.parametrize(
