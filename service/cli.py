@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_FILL_INTERVAL; default %(default)s)",
     )
     serve.add_argument(
+        "--poll-seconds",
+        type=float,
+        default=defaults.poll_seconds,
+        help="seconds a waiting StreamTable looks at its table again when no change "
+        "notification woke it (env CROUPIER_POLL_SECONDS; default %(default)s)",
+    )
+    serve.add_argument(
         "--drain",
         type=float,
         default=defaults.drain,
@@ -221,6 +228,7 @@ def _serve(args: argparse.Namespace) -> int:
                 limits,
                 keys,
                 tls,
+                poll_seconds=args.poll_seconds,
             )
         )
     except (OSError, ValueError) as e:

@@ -34,6 +34,9 @@ class ServeConfig:
     grace: float = 5.0  # seconds in-flight RPCs get on shutdown
     drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
+    # seconds a waiting stream sleeps before it looks at its table again when no change
+    # notification woke it (the fallback behind the store's notifications)
+    poll_seconds: float = 1.0
     metrics_port: int = 0  # Prometheus /metrics; 0 = off
     web_listen: str = ""  # Connect / gRPC-Web and the web client; "" = off
     cors_origins: str = ""  # comma-separated origins allowed to call the web port
@@ -58,6 +61,7 @@ class ServeConfig:
             grace=env_float("GRACE", 5.0),
             drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
+            poll_seconds=env_float("POLL_SECONDS", 1.0),
             metrics_port=int(env_float("METRICS_PORT", 0)),
             web_listen=env("WEB_LISTEN", ""),
             cors_origins=env("CORS_ORIGINS", ""),

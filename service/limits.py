@@ -211,13 +211,24 @@ class SharedCounts:
     Stream places are leases that this server renews while its streams run: a server that
     dies without giving its places back frees them within `lease_seconds`. Tables per client
     are a set of table ids per client, pruned of finished tables when the limit is reached
-    (two replicas creating at the same instant may let one table past the limit)."""
+    (two replicas creating at the same instant may let one table past the limit).
 
-    def __init__(self, url: str, lease_seconds: float = 30.0) -> None:
+    `clock` (wall-clock seconds, compared across replicas) dates the leases; the renewer runs
+    every `renew_every` seconds (a third of the lease unless given)."""
+
+    def __init__(
+        self,
+        url: str,
+        lease_seconds: float = 30.0,
+        clock: Callable[[], float] = time.time,
+        renew_every: float | None = None,
+    ) -> None:
         from service.store_redis import connection_options, parse_url
 
         self.url, self.prefix, _ = parse_url(url)
         self.lease_seconds = lease_seconds
+        self.clock = clock
+        self.renew_every = lease_seconds / 3 if renew_every is None else renew_every
         self._options = connection_options()  # as the store's: fresh after a Redis restart
         self._redis = aioredis.Redis.from_url(self.url, **self._options)
         self._take = self._redis.register_script(TAKE_STREAM_LUA)
@@ -242,7 +253,7 @@ class SharedCounts:
     async def take_stream(self, table_id: str, limit: int) -> str | None:
         self._serial += 1
         lease = f"{self._server}:{self._serial}"
-        now = time.time()
+        now = self.clock()
         taken = await self._take(
             keys=[self._streams_key(table_id)],
             args=[repr(now), limit, lease, repr(now + self.lease_seconds)],
@@ -261,8 +272,8 @@ class SharedCounts:
 
     async def _renew_forever(self) -> None:
         while self._leases:
-            await asyncio.sleep(self.lease_seconds / 3)
-            until = repr(time.time() + self.lease_seconds)
+            await asyncio.sleep(self.renew_every)
+            until = repr(self.clock() + self.lease_seconds)
             with contextlib.suppress(RedisError, OSError):  # the next round tries again
                 async with self._redis.pipeline(transaction=False) as pipe:
                     for lease, table_id in list(self._leases.items()):

@@ -660,6 +660,7 @@ async def serve(
     limits: Limits | None = None,
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
+    poll_seconds: float = 1.0,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
@@ -670,6 +671,7 @@ async def serve(
         listen,
         store_url,
         fill_interval,
+        poll_seconds=poll_seconds,
         web_listen=web_listen,
         cors_origins=cors_origins,
         web_root=web_root,

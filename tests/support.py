@@ -8,6 +8,8 @@ it while the server writes) to compare what clients see with what the engine say
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import random
 import signal
@@ -83,7 +85,7 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.web_port}"
 
     def start(self) -> ServerProcess:
-        log_path = self.log or self.db.with_suffix(".log")
+        log_path = self.log_path
         web = ("--web-listen", f"127.0.0.1:{self.web_port}") if self.web_port else ()
         with open(log_path, "ab") as out:
             self.proc = subprocess.Popen(
@@ -96,6 +98,24 @@ class ServerProcess:
             )
         wait_serving(self.address, proc=self.proc)
         return self
+
+    @property
+    def log_path(self) -> Path:
+        return self.log or self.db.with_suffix(".log")
+
+    def log_text(self) -> str:
+        """Everything the server process wrote (stdout and stderr), so far."""
+        return self.log_path.read_text()
+
+    def log_lines(self) -> list[dict[str, Any]]:
+        """The server's JSON log lines, so far (other lines, e.g. a traceback, skipped)."""
+        out = []
+        for line in self.log_text().splitlines():
+            with contextlib.suppress(ValueError):
+                entry = json.loads(line)
+                if isinstance(entry, dict):
+                    out.append(entry)
+        return out
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as in a crash."""

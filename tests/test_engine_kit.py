@@ -155,6 +155,19 @@ def test_mutated_encodings_decode_or_raise_value_error(name: str, data: st.DataO
     except ValueError:
         return
     assert game.decode(game.encode(state)) == state
+    # the questions the service and the bots ask of every state it keeps: each answered, for
+    # every seat (and a spectator), with no exception of any kind
+    acting = game.to_act(state)
+    players = game.num_players(state)
+    assert acting <= set(range(players)), f"to_act {set(acting)} names no seat of {players}"
+    for seat in sorted(acting):
+        for move in game.legal_moves(state, seat):
+            assert game.parse_move(game.format_move(move)) == move
+    for observer in (None, *range(players)):
+        game.view(state, observer)
+    game.result(state)
+    game.is_over(state)
+    game.deal_number(state)
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

@@ -61,17 +61,43 @@ def test_same_seed_same_move(name: str) -> None:
         assert a == b and sa.visits == sb.visits
 
 
-def test_budgets_are_respected() -> None:
+class TickingClock:
+    """A perf_counter that moves on by `tick` seconds each time it is read."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.now = 1000.0
+        self.reads = 0
+
+    def perf_counter(self) -> float:
+        self.reads += 1
+        self.now += self.tick
+        return self.now
+
+
+def test_budgets_are_respected(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bots import ismcts
+
     game = GAMES["dou_dizhu"]
     state = game.new_game(3, {}, "budget")
     seat = state.to_act
     view = game.view(state, seat)
     _, stats = search(game, view, seat, random.Random(1), iterations=37)
     assert stats.iterations == 37 and sum(stats.visits.values()) == 37
-    _, stats = search(game, view, seat, random.Random(1), iterations=10**9, seconds=0.3)
-    # the clock is read after every iteration: it stops within one iteration of the budget
-    # (generous bound: the suite may share the machine with heavy load)
-    assert 0.3 <= stats.seconds < 0.8 and stats.iterations < 10**9
+    # a time budget, on a clock that moves 1 s per reading (so no wall time is measured): read
+    # at the start and after every iteration, it stops at the first reading at or past the
+    # deadline, after exactly `seconds` iterations, and reports the time it read
+    clock = TickingClock(tick=1.0)
+    monkeypatch.setattr(ismcts, "time", clock)
+    _, stats = search(game, view, seat, random.Random(1), iterations=10**9, seconds=30)
+    assert stats.iterations == 30 and sum(stats.visits.values()) == 30
+    assert clock.reads == 1 + 30 + 1  # the start, one per iteration, the final report
+    assert stats.seconds == 31.0
+    # the iteration budget still binds first when it is the smaller one
+    clock = TickingClock(tick=1.0)
+    monkeypatch.setattr(ismcts, "time", clock)
+    _, stats = search(game, view, seat, random.Random(1), iterations=12, seconds=30)
+    assert stats.iterations == 12 and clock.reads == 1 + 12 + 1
 
 
 def test_search_prefers_the_winning_move() -> None:

@@ -175,9 +175,26 @@ def test_replicas_on_redis_share_every_limit(shared_pair: list[ServerProcess]) -
         b.close()
 
 
+class ManualClock:
+    """A wall clock that moves only when told (starting at the real time, so that the keys
+    Redis expires by the leases' ends outlive the test)."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def test_stream_places_of_a_dead_replica_expire() -> None:
     """A replica killed with streams open cannot give their places back: they are leases
-    that only a live replica renews."""
+    that only a live replica renews. The leases are dated by a clock the test moves, so no
+    sleep decides anything (waits are hang guards only)."""
     import asyncio
 
     from service.limits import SharedCounts
@@ -185,19 +202,30 @@ def test_stream_places_of_a_dead_replica_expire() -> None:
 
     prefix = redis_prefix()
     url = f"{REDIS_URL}?prefix={prefix}"
+    lease = 30.0
 
     async def go() -> None:
-        dead, live = SharedCounts(url, lease_seconds=0.6), SharedCounts(url, lease_seconds=0.6)
+        clock = ManualClock()
+        dead = SharedCounts(url, lease_seconds=lease, clock=clock)  # renews every 10 s: never
+        live = SharedCounts(url, lease_seconds=lease, clock=clock, renew_every=0.02)
         assert await dead.take_stream("t1", 2) and await dead.take_stream("t1", 2)
         assert await live.take_stream("t1", 2) is None  # full
         await dead.close()  # dies: its renewer stops, nothing is given back
-        await asyncio.sleep(0.3)
+        clock.advance(lease - 1)
         assert await live.take_stream("t1", 2) is None  # still within the lease
-        await asyncio.sleep(0.5)
-        held = await live.take_stream("t1", 2)
+        clock.advance(2)
+        held = await live.take_stream("t1", 2)  # the dead replica's leases ran out
         assert held is not None
-        # a live replica's lease outlasts many lease periods: it is renewed
-        await asyncio.sleep(1.5)
+        # a live replica renews its leases by itself: a lease on from the clock's time
+        clock.advance(lease - 1)
+        renewed = clock.now + lease
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while await live._redis.zscore(live._streams_key("t1"), held) != renewed:
+            assert loop.time() < deadline, "the live replica's renewer did not renew its lease"
+            await asyncio.sleep(0.01)
+        # past the end of the lease as taken, within the renewed one: it still holds its place
+        clock.advance(lease - 1)
         assert await live.take_stream("t1", 2) is not None
         assert await live.take_stream("t1", 2) is None
         await live.close()

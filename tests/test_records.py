@@ -156,10 +156,71 @@ def test_replay_of_a_file_that_is_no_record(tmp_path: Path) -> None:
 def test_server_log_and_errors_do_not_leak_before_the_end(
     server: ServerProcess, client: Client
 ) -> None:
+    """While a table is played, the refusals its seats get (the record, moves out of turn,
+    moves of cards a seat does not hold but another does) tell no seat another's cards, and
+    the server's log names no card a spectator did not see: each move as spectators saw it,
+    refusals by their kind, no hand and no token anywhere."""
+    from collections import Counter
+
+    from tests.test_secrecy import SECRETS, card_tokens, leaked, view_cards
+
+    sec = SECRETS["dou_dizhu"]
     table_id = client.seated_table()
-    hand = client.view(table_id, 0).view.dou_dizhu.hand
-    _, message = rpc_code(_export, client, table_id)
-    assert hand not in message
+    rng = random.Random(12)
+    hands: set[str] = set()
+    refused: list[tuple[int, str, str, Counter[str], Counter[str]]] = []
+
+    def refusal(asker: int | None, call, *args: object, sent: str = "") -> None:
+        code, message = rpc_code(call, *args)
+        assert code == C.FAILED_PRECONDITION, message
+        mine = Counter[str]() if asker is None else view_cards(sec, views[asker].view.dou_dizhu)
+        hidden = Counter("".join(h for s, h in held.items() if s != asker))
+        refused.append((-1 if asker is None else asker, sent, message, mine, hidden))
+
+    for _ in range(12):  # the bidding and the first plays
+        public = client.view(table_id)
+        seat = public.to_act[0]
+        views = {s: client.view(table_id, s) for s in range(3)}
+        held = {s: v.view.dou_dizhu.hand for s, v in views.items()}
+        hands.update(held.values())
+        refusal(None, _export, client, table_id)
+        # a rank another seat holds and the mover does not, sent by the mover and out of turn
+        ranks = [r for s, h in held.items() if s != seat for r in h if r not in held[seat]]
+        if ranks:
+            rank = rng.choice(ranks)
+            refusal(seat, client.move, table_id, seat, rank, sent=rank)
+            other = (seat + 1) % 3
+            refusal(other, client.move, table_id, other, rank, sent=rank)
+        client.move(table_id, seat, rng.choice(views[seat].legal_moves), views[seat].version)
+    assert sum(1 for _, sent, *_ in refused if sent) >= 10
+    for asker, sent, message, mine, hidden in refused:
+        assert not any(h in message for h in hands), message
+        allowed = mine + Counter(sent)
+        assert not leaked("dou_dizhu", message, allowed, hidden, sent), (asker, sent, message)
+
+    text = server.log_text()
+    assert not any(h in text for h in hands), "a hand in the server log"
+    assert not any(t in text for t in client.tokens.values()), "a seat token in the server log"
+    lines = [line for line in server.log_lines() if line.get("table") == table_id]
+    version, spectated = client.view(table_id).version, []
+    stream = client.stream(table_id, timeout=10)
+    for e in stream:
+        if e.kind == pb.EVENT_KIND_MOVE:
+            spectated.append(e.move)
+        if e.version >= version:
+            stream.cancel()
+            break
+    logged = [line["move"] for line in lines
+              if line["method"] == "SubmitMove" and line["code"] == "OK"]
+    assert logged == spectated
+    failed = [line for line in lines if line["code"] != "OK"]
+    assert len(failed) == len(refused)
+    assert {line["error"] for line in failed if line["method"] == "SubmitMove"} >= {
+        "illegal move"}  # the reason, which can tell what the mover holds, is not logged
+    for line in lines:  # apart from the moves, no text of any line names a card
+        said = " ".join(v for k, v in line.items()
+                        if isinstance(v, str) and k not in ("move", "timestamp"))
+        assert not card_tokens("dou_dizhu", said.replace(table_id, " ")), line
 
 
 def test_export_from_the_redis_store(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import random
-import statistics
 import threading
 import time
 from collections import Counter
@@ -46,13 +45,14 @@ UNREACHABLE = "the table store is unreachable"
 
 class Spectator(threading.Thread):
     """Follows a table as a spectator, resuming after every UNAVAILABLE from the last version
-    it saw; records each event's version and the moment it arrived."""
+    it saw; records each event's version and on which of its streams (1, 2, ...) it came."""
 
     def __init__(self, address: str, table_id: str) -> None:
         super().__init__(daemon=True)
         self.client = Client(address)
         self.table_id = table_id
-        self.arrived: dict[int, float] = {}
+        self.streams = 0  # streams opened so far
+        self.stream_of: dict[int, int] = {}  # version -> the stream it came on
         self.versions: list[int] = []
         self.moves: dict[int, str] = {}
         self.errors: list[grpc.StatusCode] = []
@@ -63,10 +63,12 @@ class Spectator(threading.Thread):
         while time.monotonic() < deadline and not self.ended.is_set():
             last = self.versions[-1] if self.versions else 0
             try:
-                for event in self.client.stream(self.table_id, from_version=last, timeout=30):
+                call = self.client.stream(self.table_id, from_version=last, timeout=30)
+                self.streams += 1
+                for event in call:
                     self.versions.append(event.version)
                     self.moves[event.version] = event.move
-                    self.arrived[event.version] = time.monotonic()
+                    self.stream_of[event.version] = self.streams
                     if event.kind == pb.EVENT_KIND_END:
                         self.ended.set()
             except grpc.RpcError as e:
@@ -82,7 +84,9 @@ def stack(tmp_path: Path) -> Iterator[tuple[PrivateRedis, ServerProcess, ServerP
     a = b = None
     try:
         a = ServerProcess(db=tmp_path / "a.db", store=url).start()
-        b = ServerProcess(db=tmp_path / "b.db", store=url).start()
+        # B's fallback poll is an hour: its streams learn of A's writes only from its reader
+        quiet = ("--fill-interval", "0.1", "--poll-seconds", "3600")
+        b = ServerProcess(db=tmp_path / "b.db", store=url, extra=quiet).start()
         yield redis, a, b
     finally:
         for server in (a, b):
@@ -196,27 +200,29 @@ def test_redis_killed_mid_game(
         assert a.view(tid).version == before
         assert b.view(tid).version == before
 
-        # B's spectator resumes; then each of A's moves reaches it through B's XREAD reader,
-        # not the 1 s fallback poll: every move is made 0.1 s after the previous one arrived
-        latencies: list[float] = []
+        # B's spectator follows on; each of A's moves reaches it through B's XREAD reader: with
+        # B's poll an hour, a move that comes on the stream that was open, and had every
+        # earlier event, when the move was made was woken by the reader (a stream that ends
+        # meanwhile, at its deadline, leaves its move uncounted; waits are hang guards only)
+        woken = 0
         while True:
             deadline = time.monotonic() + 15
             while spectator.versions[-1:] != [a.view(tid).version]:
                 assert time.monotonic() < deadline, "spectator on B did not catch up"
                 time.sleep(0.01)
-            time.sleep(0.1)
             n = len(acked)
-            made = time.monotonic()
+            stream = spectator.streams
             if not my_move():
                 break
-            if len(acked) > n and len(latencies) < 6:
+            if len(acked) > n:
                 version = max(acked)
-                while version not in spectator.arrived and time.monotonic() - made < 5:
+                deadline = time.monotonic() + 10
+                while version not in spectator.stream_of and spectator.streams == stream:
+                    assert time.monotonic() < deadline, f"B's reader never woke it for {version}"
                     time.sleep(0.005)
-                latencies.append(spectator.arrived.get(version, made + 5) - made)
+                woken += spectator.stream_of.get(version) == stream
         assert spectator.ended.wait(20), "the spectator never saw the END event"
-        assert len(latencies) >= 3, latencies
-        assert statistics.median(latencies) < 0.5, latencies  # dead reader: about 0.9 s each
+        assert woken >= 3, woken
 
         # every acknowledged move is in the log at its version, as B streams it from the start
         log = {e.version: e for e in b.stream(tid, timeout=10)}
@@ -293,20 +299,20 @@ def test_reader_survives_restart_and_stays_connected(private_redis: PrivateRedis
 
     from service import store_redis
     from service.store_redis import RedisStore
-    from tests.test_store import event, record
+    from tests.test_store import HOUR, event, reader_covers, record, woken
 
     url = f"{private_redis.url}?prefix=reader:"
 
     def connections(conn: redis_sync.Redis) -> int:
         return int(conn.info("stats")["total_connections_received"])
 
-    async def scenario() -> tuple[float, int]:
+    async def scenario() -> int:
         watcher, writer = RedisStore(url), RedisStore(url)
         try:
             await writer.create(record("t1"), [event("t1", 1, EventKind.CREATED)])
             await writer.create(record("t2"), [event("t2", 1, EventKind.CREATED)])
             first = asyncio.create_task(watcher.wait_for_change("t1", 1, 30))
-            await asyncio.sleep(0.2)  # the reader is blocked in its XREAD
+            await reader_covers(watcher, {"t1": 1})  # the reader is blocked in its XREAD
             private_redis.kill()
             # waiters that give up while Redis is away (their streams ended with UNAVAILABLE)
             await asyncio.gather(*(watcher.wait_for_change("t2", 1, 0.05) for _ in range(5)))
@@ -314,12 +320,11 @@ def test_reader_survives_restart_and_stays_connected(private_redis: PrivateRedis
             await asyncio.gather(first, return_exceptions=True)
             await asyncio.sleep(0.3)
             await asyncio.to_thread(private_redis.start)
-            waiting = asyncio.create_task(watcher.wait_for_change("t1", 1, 10))
-            await asyncio.sleep(0.5)  # the reader is back and blocked again
-            started = time.monotonic()
+            # its own timeout is an hour: only the reader, back on the new Redis, can wake it
+            waiting = asyncio.create_task(watcher.wait_for_change("t1", 1, HOUR))
+            await reader_covers(watcher, {"t1": 1}, guard=30)  # reconnected, blocked again
             await writer.commit(record("t1", version=2), [event("t1", 2)], 1)
-            await waiting
-            woke = time.monotonic() - started
+            await woken(waiting, "the waiter after the restart")
             info = redis_sync.Redis.from_url(private_redis.url)
             before = connections(info)
             # longer than one XREAD block with nothing written: the reader keeps its connection
@@ -329,11 +334,9 @@ def test_reader_survives_restart_and_stays_connected(private_redis: PrivateRedis
             await asyncio.gather(idle, return_exceptions=True)
             after = connections(info)
             info.close()
-            return woke, after - before
+            return after - before
         finally:
             await watcher.close()
             await writer.close()
 
-    woke, reconnects = asyncio.run(scenario())
-    assert woke < 2.0, woke  # the reader woke it: its own timeout was 10 s
-    assert reconnects == 0
+    assert asyncio.run(scenario()) == 0  # no reconnection

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from bots.tournament.schedule import deal_options
 from engines.contract import Game
 from engines.registry import GAMES
 from tests.engine_kit import SETUPS, play_random
-from tests.support import Client, ServerProcess, bearer, stored_event_states
+from tests.support import Client, ServerProcess, bearer, stored_event_states, stored_table
 from tests.test_service_api import log_lines
 
 
@@ -189,6 +190,77 @@ def _cards(sec: Secrets, data: bytes, observer: int | None) -> Counter[str]:
     return Counter(c for p in places for c in sec.split(_get(msg, *p)))
 
 
+# --- card names in free text (error messages, log lines) ------------------------------
+DOU_DIZHU_RANKS = frozenset("3456789TJQKA2BR")
+_WORD = re.compile(r"[0-9A-Za-z#]+")
+# numbers that count or name something other than a card: seats, versions, bids, sizes,
+# Dobro's values ("J+8 makes 16, less than the value in play 20: play 20 or more")
+_NOT_CARDS = re.compile(
+    r"\b(?:seat(?:s|\(s\))?|version|expected_version|bid|players?|deals?|rounds?|makes"
+    r"|value in play|play)\s+\d+\b(?:(?:\s*,\s*|\s+or\s+|\s+and\s+)\d+\b)*",
+    re.IGNORECASE,
+)
+_DOBRO_TWO = re.compile(r"^(\d+|[JRS])(?:\1|s)$")  # 66, 1010, JJ; "two 6s": two of a card
+
+
+def card_tokens(name: str, text: str) -> Counter[str]:
+    """The words of `text` in the game's notation, numbers of seats, versions and bids left
+    out; a word of several cards counts each (Dou Dizhu's 33345, Dobro's pairs 66 and plural
+    6s). Which of them are cards is up to the caller, who knows where the cards are."""
+    found: Counter[str] = Counter()
+    for word in _WORD.findall(_NOT_CARDS.sub(" ", text)):
+        if name == "dou_dizhu":
+            if set(word) <= DOU_DIZHU_RANKS:
+                found.update(word)
+        elif name == "dobro" and (m := _DOBRO_TWO.match(word)):
+            found[m.group(1)] += 2
+        else:
+            found[word] += 1
+    return found
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def leaked(name: str, text: str, allowed: Counter[str], hidden: Counter[str],
+           sent: str = "") -> list[str]:
+    """The cards hidden from a reader that `text` names more often than the reader may know
+    of them (`allowed`: what its view shows and what it sent itself). Quotes of what it
+    sent (`sent`: the move text, as given or in another spelling) are left out first."""
+    mine = card_tokens(name, sent)
+    for quote in _QUOTED.findall(text):
+        if card_tokens(name, quote) == mine:
+            text = text.replace(quote, " ", 1)
+    shown = card_tokens(name, text)
+    return sorted(t for t in shown if t in hidden and shown[t] > allowed[t])
+
+
+def test_a_leaking_message_is_caught() -> None:
+    """The check of error messages below finds other seats' cards as words of each game's
+    notation, and lets through what the reader may know (its own cards, seat numbers...)."""
+    hidden = {
+        "dou_dizhu": "3 4 5 6 6 6 7 8 8 9 T J J K K 2 B",
+        "dobro": "3 4 6 6 9 S 10",
+        "doppelkopf": "Qc Ad Td Kd 9d",
+        "dos": "b4 b10 y5 w2 r#",
+        "sobe_e_desce": "5c Qd 5s",
+    }
+    own = {"dou_dizhu": "3 4 5 7 T Q", "dobro": "4 5 7", "doppelkopf": "Th Qs", "dos": "g5 r3",
+           "sobe_e_desce": "Qc Jc"}
+    assert set(hidden) == set(GAMES)
+    for name, text in hidden.items():
+        cards, mine = Counter(text.split()), Counter(own[name].split())
+        joined = text.replace(" ", "") if name == "dou_dizhu" else text.replace(" ", ", ")
+        for leak in (f"seat 1 holds {text}", f"illegal: seat 2's hand: {joined}",
+                     f"you may not: seat 0 holds {text.split()[-1]}"):
+            assert leaked(name, leak, mine, cards), (name, leak)
+        # the reader's own cards, seat numbers, versions and bids are no leak
+        shown = own[name].replace(" ", "") if name == "dou_dizhu" else own[name]
+        fine = (f"illegal move {shown!r}: not your turn: seat 2 is to act, version 12; "
+                f"bid 1, 2 or 3; seat(s) 1, 2 to act")
+        assert not leaked(name, fine, mine, cards), (name, fine)
+
+
 # --- through a real server -------------------------------------------------------------
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
@@ -210,7 +282,18 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
         for seat in range(table.players):
             client.join(tid, name=f"p{seat}", seat=seat)
         tokens = dict(client.tokens)
-        errors: list[tuple[int, str]] = []
+        sec = SECRETS[name]
+        # refused moves: (asker, version, what it sent, the error's details)
+        refusals: list[tuple[int, int, str, str]] = []
+
+        def refused(asker: int, version: int, text: str, expected: int = 0) -> None:
+            try:
+                client.move(tid, asker, text, expected)
+            except grpc.RpcError as e:
+                refusals.append((asker, version, text, e.details()))
+                return
+            raise AssertionError(f"{name}: seat {asker}'s move {text!r} was accepted")
+
         moves = 0
         while moves < 80:
             public = client.view(tid)
@@ -218,13 +301,16 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
                 break
             seat = public.to_act[0]
             mine = client.view(tid, seat)
-            # wrong seats, wrong moves: the refusal goes to who asked and says nothing secret
+            version, data = stored_table(server.db, tid)
+            assert version == mine.version
+            # wrong seats: the refusal goes to who asked and says nothing secret
             for other in range(table.players):
                 if other != seat and other not in public.to_act:
-                    try:
-                        client.move(tid, other, rng.choice(mine.legal_moves))
-                    except grpc.RpcError as e:
-                        errors.append((other, e.details()))
+                    refused(other, version, rng.choice(mine.legal_moves))
+            # the seat to act, with moves the rules forbid: cards it does not hold (other
+            # seats', the pile's), its own cards where they may not go
+            for text in _forbidden_moves(name, game, data, seat, list(mine.legal_moves), rng):
+                refused(seat, version, text, mine.version)
             client.move(tid, seat, rng.choice(mine.legal_moves), mine.version)
             moves += 1
         version = client.view(tid).version
@@ -255,13 +341,24 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
                     assert event.move == (seen[event.seat][v].move
                                           if observer == event.seat else want)
                 assert all(t not in str(event) for t in tokens.values())
-        # error messages went to the seat that erred; they name no other seat's cards
-        last = decoded[max(decoded)]
-        for asker, message in errors:
-            others = {c for s in range(table.players) if s != asker
-                      for c in _hand_tokens(game, name, last, s) if len(c) > 1}
+        # error messages went to the seat that erred; they name no card hidden from it but
+        # those it named itself
+        assert refusals, f"{name}: no move was refused"
+        named = 0
+        for asker, v, text, message in refusals:
             assert all(t not in message for t in tokens.values())
-            assert not any(f" {c} " in f" {message} " for c in others), message
+            try:
+                game.parse_move(text)
+            except ValueError as e:  # malformed: told what the text alone says, whatever it
+                assert message == f"malformed move {text!r}: {e}", message  # names (examples)
+                continue
+            hidden = _cards(sec, game.encode(decoded[v]), asker)
+            sent = card_tokens(name, text)
+            named += any(t in hidden for t in sent)
+            allowed = view_cards(sec, game.view(decoded[v], asker)) + sent
+            assert not leaked(name, message, allowed, hidden, text), (
+                f"{name}: seat {asker} sent {text!r} and was told {message!r}")
+        assert named >= 10, f"{name}: only {named} refused moves named cards hidden from the seat"
         # the log shows each move as a spectator saw it, and no token
         log = server.db.with_suffix(".log").read_text()
         assert all(t not in log for t in tokens.values()), "a seat token in the server log"
@@ -271,8 +368,47 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
         spectated = [e.move for _, e in sorted(seen[None].items())
                      if e.kind == pb.EVENT_KIND_MOVE]
         assert logged == spectated
+        # refusals are logged by their kind, naming no card
+        failed = [line["error"] for line in log_lines(log)
+                  if line.get("table") == tid and line.get("method") == "SubmitMove"
+                  and line.get("code") != "OK"]
+        assert len(failed) == len(refusals)
+        deck = set(_cards(sec, game.encode(decoded[1]), None))
+        assert not [e for e in failed if set(card_tokens(name, e)) & deck], failed
     finally:
         client.close()
+
+
+def _forbidden_moves(name: str, game: Game, data: bytes, seat: int, legal: list[str],
+                     rng: random.Random) -> list[str]:
+    """Moves of `seat` the rules forbid now, made from legal ones by putting in place of one
+    of its cards a card it does not hold (another seat's, the pile's) or another of its own."""
+    sec = SECRETS[name]
+    hand = Counter(sec.split(_get(sec.state.FromString(data), "hands", seat)))
+    elsewhere = sorted(c for c in _cards(sec, data, seat) if c not in hand)
+    out: list[str] = []
+    for pool in (elsewhere, sorted(hand)):
+        for _ in range(20):
+            if not pool:
+                break
+            text = rng.choice(legal)
+            spans = [(m.start(), m.end()) for m in _WORD.finditer(text) if m.group() in hand]
+            if name == "dou_dizhu":  # a word of ranks: each rank is a card
+                spans = [(i, i + 1) for m in _WORD.finditer(text)
+                         if set(m.group()) <= DOU_DIZHU_RANKS
+                         for i in range(m.start(), m.end()) if text[i] in hand]
+            if not spans:
+                continue
+            a, b = rng.choice(spans)
+            swapped = text[:a] + rng.choice(pool) + text[b:]
+            try:
+                canonical = game.format_move(game.parse_move(swapped))
+            except ValueError:
+                canonical = swapped  # malformed: refused as such
+            if canonical not in legal:
+                out.append(swapped)
+                break
+    return out
 
 
 def _hand_tokens(game: Game, name: str, state: object, seat: int) -> list[str]:

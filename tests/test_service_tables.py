@@ -301,7 +301,9 @@ def test_seat_kinds_the_rules_reserve_come_from_the_service() -> None:
 def test_a_retried_move_is_answered_as_the_move_it_repeats(tmp_path: Path) -> None:
     """A client whose reply was lost sends the same move with the same expected version again:
     it learns its move landed (same version, move and view) and nothing is played twice; any
-    other move at that version is ABORTED, as is a repeat with no expected version."""
+    other move at that version, or the same move at an earlier version, is ABORTED. A repeat
+    with expected_version 0 has nothing to be recognised by: it is a new move (here refused
+    with FAILED_PRECONDITION, the seat is no longer to act), as docs/api.md says."""
 
     async def go() -> None:
         t = Tables(SQLiteStore(tmp_path / "db.sqlite"))
@@ -318,10 +320,16 @@ def test_a_retried_move_is_answered_as_the_move_it_repeats(tmp_path: Path) -> No
         assert again.record.seats == first.record.seats
         assert [e.version for e in await t.store.events_after(tid, 0)] == list(
             range(1, version + 2))
-        for text, expected in ((other, version), (move, 0), (move, version - 1)):
+        for text, expected, code in (
+            (other, version, Code.ABORTED),
+            (move, version - 1, Code.ABORTED),
+            (move, 0, Code.FAILED_PRECONDITION),  # a new move, by a seat not to act
+        ):
             with pytest.raises(TableError) as err:
                 await t.move(tid, tokens[seat], text, expected)
-            assert err.value.code in (Code.ABORTED, Code.FAILED_PRECONDITION), err.value
+            assert err.value.code == code, (text, expected, err.value.message)
+            if not expected:
+                assert "not your turn" in err.value.message, err.value.message
         # the table moved on: still recognised a few moves later
         for _ in range(3):
             s, m, v = await _first_legal(t, tid)
@@ -353,7 +361,7 @@ def test_a_retry_is_refused_once_the_seat_changed_hands_or_too_long_after(tmp_pa
             await t.move(tid, tokens[s], m, v)
         with pytest.raises(TableError) as err:
             await t.move(tid, tokens[seat], move, version)
-        assert err.value.code in (Code.ABORTED, Code.FAILED_PRECONDITION)
+        assert err.value.code == Code.ABORTED, err.value.message  # too late to be recognised
         await t.store.close()
 
     run(go())

@@ -25,6 +25,7 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 def test_stop_drains_then_finishes_in_flight_moves() -> None:
     async def go() -> None:
         running = await start("127.0.0.1:0", "memory", fill_interval=60)
+        loop = asyncio.get_running_loop()
         address = f"127.0.0.1:{running.port}"
         channel = grpc.aio.insecure_channel(address)
         stub = pb_grpc.CroupierStub(channel)
@@ -48,12 +49,14 @@ def test_stop_drains_then_finishes_in_flight_moves() -> None:
 
         store = running.tables.store
         commit = store.commit
+        in_flight, release = asyncio.Event(), asyncio.Event()
 
-        async def slow_commit(*args: Any, **kw: Any) -> None:
-            await asyncio.sleep(1.0)  # in flight through the drain and into the grace period
+        async def held_commit(*args: Any, **kw: Any) -> None:
+            in_flight.set()
+            await release.wait()  # in flight through the drain and into the grace period
             await commit(*args, **kw)
 
-        store.commit = slow_commit  # type: ignore[method-assign]
+        store.commit = held_commit  # type: ignore[method-assign]
         move = asyncio.ensure_future(
             stub.SubmitMove(
                 pb.SubmitMoveRequest(
@@ -62,16 +65,19 @@ def test_stop_drains_then_finishes_in_flight_moves() -> None:
                     expected_version=view.version,
                 ),
                 metadata=md,
-                timeout=10,
+                timeout=30,
             )
         )
-        await asyncio.sleep(0.1)
-        stopping = asyncio.ensure_future(running.stop(grace=5.0, drain=0.3))
-        await asyncio.sleep(0.1)
+        await asyncio.wait_for(in_flight.wait(), 10)
+        # the drain is long enough for a loaded machine to make its calls in it; hang guards
+        # aside, nothing here is timed: each step waits for the one before
+        stopping = asyncio.ensure_future(running.stop(grace=20.0, drain=3.0))
         # draining: not ready, yet still answering
-        assert (
+        deadline = loop.time() + 10
+        while (
             await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
-        ).status == NOT_SERVING
+        ).status != NOT_SERVING:
+            assert loop.time() < deadline, "health never went NOT_SERVING"
         await stub.Ping(pb.PingRequest(payload=b"x"), timeout=2)
         # the open stream was told to resume elsewhere
         try:
@@ -81,6 +87,18 @@ def test_stop_drains_then_finishes_in_flight_moves() -> None:
         except grpc.aio.AioRpcError as e:
             assert e.code() == grpc.StatusCode.UNAVAILABLE
             assert f"from_version={view.version}" in (e.details() or "")
+        # after the drain, the grace period: new calls are refused, the move is still awaited
+        deadline = loop.time() + 20
+        while True:
+            try:
+                await stub.Ping(pb.PingRequest(payload=b"x"), timeout=2)
+            except grpc.aio.AioRpcError as e:
+                assert e.code() == grpc.StatusCode.UNAVAILABLE, e
+                break
+            assert loop.time() < deadline, "new calls still answered long after the drain"
+            await asyncio.sleep(0.05)
+        assert not move.done() and not stopping.done()
+        release.set()
         answer = await move  # the move in flight landed
         assert answer.version == view.version + 1
         await stopping
@@ -90,23 +108,33 @@ def test_stop_drains_then_finishes_in_flight_moves() -> None:
 
 
 def test_sigterm_exits_cleanly_after_the_drain(tmp_path: Path) -> None:
-    server = ServerProcess(db=tmp_path / "c.db", extra=("--drain", "1", "--grace", "2")).start()
+    """In this order: SIGTERM, health NOT_SERVING while the process runs and still answers
+    calls (the drain), then exit 0; the log tells the same story. The drain is long enough
+    for a loaded machine to make its calls in it; the test measures no time."""
+    server = ServerProcess(db=tmp_path / "c.db", extra=("--drain", "5", "--grace", "2")).start()
     client = Client(server.address)
     try:
         assert server.proc is not None
-        t0 = time.monotonic()
         server.proc.send_signal(signal.SIGTERM)
         health = health_pb2_grpc.HealthStub(client.channel)
-        status = SERVING
-        while status != NOT_SERVING and time.monotonic() - t0 < 1:
-            status = health.Check(health_pb2.HealthCheckRequest(), timeout=1).status
-        assert status == NOT_SERVING
-        client.create()  # still answering while draining
-        assert server.proc.wait(10) == 0
-        assert time.monotonic() - t0 >= 1.0
+        deadline = time.monotonic() + 10  # a hang guard
+        while health.Check(health_pb2.HealthCheckRequest(), timeout=2).status != NOT_SERVING:
+            assert time.monotonic() < deadline, "health never went NOT_SERVING"
+        # not ready, yet answering: the drain
+        table = client.create()
+        client.stub.Ping(pb.PingRequest(payload=b"x"), timeout=5)
+        assert server.proc.poll() is None, "the process exited before the drain was over"
+        assert server.proc.wait(30) == 0
     finally:
         client.close()
         server.stop()
+    lines = server.log_lines()
+    events = [line.get("event") for line in lines]
+    created = next(
+        i for i, line in enumerate(lines)
+        if line.get("method") == "CreateTable" and line.get("table") == table.table_id
+    )
+    assert events.index("stopping") < created < events.index("stopped"), events
 
 
 def test_an_unreachable_store_answers_unavailable() -> None:
