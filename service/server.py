@@ -359,7 +359,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         async with self.guard.stream(table_id):  # a refusal for too many streams changes nothing
             if seat is not None and record.seats[seat].away:
                 record = await self.tables.come_back(record, seat)
-            async for event in self._stream(record, seat, token, request.from_version, f):
+            async for event in self._stream(
+                record, seat, token, request.from_version, f, context.done
+            ):
                 yield event
 
     async def _stream(
@@ -369,6 +371,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         token: str | None,
         from_version: int,
         f: dict[str, Any],
+        client_gone: Callable[[], bool],
     ) -> AsyncIterator[pb.TableEvent]:
         table_id = record.table_id
         digest = hash_token(token) if token and seat is not None else ""
@@ -383,6 +386,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             before = prev[0].state if prev else None
         sent = 0
         while True:
+            if client_gone():
+                # the handler's cancellation can be lost inside a store command (redis-py
+                # swallows some): a stream whose client left ends here, not polls on
+                raise asyncio.CancelledError(f"the client of {table_id}'s stream left")
             signal_ = self.tables.hub.signal(table_id)
             if self.tables.hub.closed:
                 f["sent"] = sent

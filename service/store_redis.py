@@ -200,6 +200,7 @@ class _Reader:
         # when the reader lost Redis, until it has it again (kept across reader tasks: a task
         # whose waiters all gave up meanwhile ends, the next one logs the reconnection)
         self._lost: float | None = None
+        self._unblocks: set[asyncio.Task[None]] = set()  # CLIENT UNBLOCKs in flight
 
     async def wait(self, table_id: str, after_version: int, timeout: float) -> None:
         loop = asyncio.get_running_loop()
@@ -213,9 +214,12 @@ class _Reader:
                 and self._reading.get(table_id, after_version + 1) > after_version
             ):
                 # the XREAD in flight does not cover this waiter: start it again with it (if
-                # the unblock overtakes the XREAD, the waiter's own timeout still bounds it)
-                with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
-                    await self._store._redis.client_unblock(self._client_id)
+                # the unblock overtakes the XREAD, the waiter's own timeout still bounds it).
+                # Sent from a task of its own: redis-py can swallow a cancellation that lands
+                # in a command, and the waiter must end at once when its client leaves.
+                unblock = loop.create_task(self._unblock(self._client_id))
+                self._unblocks.add(unblock)
+                unblock.add_done_callback(self._unblocks.discard)
             await asyncio.wait_for(fut, timeout)
         except TimeoutError:
             pass
@@ -225,6 +229,10 @@ class _Reader:
                 waiters.pop(fut, None)
                 if not waiters:
                     del self._waiters[table_id]
+
+    async def _unblock(self, client_id: int) -> None:
+        with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
+            await self._store._redis.client_unblock(client_id)
 
     def _streams(self) -> dict[str, int]:
         """Table -> the lowest version a waiter still waiting on it has seen."""
@@ -283,6 +291,10 @@ class _Reader:
                         fut.set_result(None)
 
     async def close(self) -> None:
+        for unblock in list(self._unblocks):
+            unblock.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await unblock
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

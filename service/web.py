@@ -79,6 +79,10 @@ class _Context:
     def peer_identities(self) -> None:
         return None  # no client certificates on the web port
 
+    def done(self) -> bool:
+        """Connect gives no "client left" flag: its handler task is cancelled instead."""
+        return False
+
     async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
         raise ConnectError(_connect_code(code), details)
 

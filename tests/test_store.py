@@ -785,7 +785,6 @@ def test_redis_wait_for_change_hears_another_store(redis_url: str) -> None:
         await asyncio.wait_for(b.wait_for_change("t1", 1, 0.05), 10)
 
         # two waiters on different tables share the reader: each wakes on its own table's write
-        # (none is cancelled: redis-py can swallow a cancellation that lands in a command)
         for version, (first, second) in ((1, ("t1", "t2")), (2, ("t2", "t1"))):
             waiters = {t: asyncio.ensure_future(b.wait_for_change(t, version, HOUR))
                        for t in (first, second)}
@@ -799,6 +798,37 @@ def test_redis_wait_for_change_hears_another_store(redis_url: str) -> None:
             await a.commit(record(second, version=version + 1), [event(second, version + 1)],
                            version)
             await woken(waiters[second], f"the waiter on {second}")
+        await a.close()
+        await b.close()
+
+    run(go())
+
+
+def test_redis_cancelled_waiter_ends_at_once(redis_url: str) -> None:
+    """A waiter cancelled at any point of its start (while it asks the reader to widen its
+    XREAD, too) ends with CancelledError instead of waiting out its hour: a StreamTable whose
+    client left must not go on polling. Each waiter is cancelled after a different number of
+    loop turns, so the cancellation lands before, during and after the reader's unblock."""
+
+    async def go() -> None:
+        a, b = RedisStore(redis_url), RedisStore(redis_url)
+        for t in ("t1", "t2"):
+            await _seed(a, t)
+        keeper = asyncio.ensure_future(b.wait_for_change("t1", 1, HOUR))
+        await reader_covers(b, {"t1": 1})
+        for turns in range(40):
+            waiter = asyncio.ensure_future(b.wait_for_change("t2", 1, HOUR))
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            waiter.cancel()
+            done, _ = await asyncio.wait({waiter}, timeout=10.0)  # bounds a hang only
+            assert done, f"cancelled after {turns} loop turns, the waiter kept waiting"
+            assert waiter.cancelled(), f"after {turns} turns: {waiter!r}"
+        # the reader still serves the waiter that stayed, and nothing was left behind
+        await reader_covers(b, {"t1": 1})
+        await a.commit(record("t1", version=2), [event("t1", 2)], 1)
+        await woken(keeper, "the waiter that stayed")
+        assert "t2" not in b._reader._waiters
         await a.close()
         await b.close()
 
