@@ -27,7 +27,9 @@ def redis_server_binary() -> str | None:
 class PrivateRedis:
     """`redis-server` on a free port and a data directory of its own, restartable after a kill."""
 
-    def __init__(self, data_dir: Path | None = None, port: int | None = None) -> None:
+    def __init__(
+        self, data_dir: Path | None = None, port: int | None = None, unix_socket: bool = False
+    ) -> None:
         binary = redis_server_binary()
         if binary is None:
             raise FileNotFoundError("redis-server is not on PATH")
@@ -36,6 +38,8 @@ class PrivateRedis:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        # with unix_socket, it also listens on this socket in its data directory
+        self.socket = self.dir / "redis.sock" if unix_socket else None
 
     @property
     def url(self) -> str:
@@ -52,6 +56,8 @@ class PrivateRedis:
             "--save", "",  # no RDB snapshots: the append-only file is the whole truth
             "--daemonize", "no",
             "--logfile", str(self.dir / "redis.log"),
+            *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket
+              else []),
         ]  # fmt: skip
 
     def start(self, timeout: float = 20.0) -> PrivateRedis:

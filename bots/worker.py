@@ -34,6 +34,7 @@ import structlog
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 
 from bots import logging as bot_logging
+from bots.channel import check_tls_files, open_channel
 from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
 from service import metrics
 
@@ -94,19 +95,10 @@ class Settings:
     tls_key: str = ""
 
     def channel(self) -> grpc.aio.Channel:
-        """A channel to the server: TLS when a CA is given, else plaintext."""
-        if not self.tls_ca:
-            return grpc.aio.insecure_channel(self.server, options=CHANNEL_OPTIONS)
-        with open(self.tls_ca, "rb") as f:
-            ca = f.read()
-        key = chain = None
-        if self.tls_cert:
-            with open(self.tls_key, "rb") as f:
-                key = f.read()
-            with open(self.tls_cert, "rb") as f:
-                chain = f.read()
-        creds = grpc.ssl_channel_credentials(ca, key, chain)
-        return grpc.aio.secure_channel(self.server, creds, options=CHANNEL_OPTIONS)
+        """A channel to the server: TLS when a CA is given, else plaintext. (The API key goes
+        on the bot seat claims only, not through the channel.)"""
+        return open_channel(self.server, self.tls_ca, self.tls_cert, self.tls_key,
+                            options=CHANNEL_OPTIONS)
 
     def serves(self, level: str) -> bool:
         return self.levels is None or (level or DEFAULT_LEVEL) in self.levels
@@ -647,6 +639,10 @@ def main(argv: list[str] | None = None) -> int:
         unknown = sorted(levels - set(LEVELS))
         if unknown:
             log.warning("unknown_levels_served_as_random", levels=unknown)
+    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    if problem:
+        print(f"croupier bots: {problem}", file=sys.stderr)
+        return 2
     settings = Settings(
         server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name,
         api_key=args.api_key, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,

@@ -171,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_flags(run, defaults)
     run.add_argument(
         "--web-listen",
-        default=defaults.web_listen or DEFAULT_WEB_LISTEN,
+        # CROUPIER_WEB_LISTEN set but empty turns the web port off here too
+        default=env("WEB_LISTEN", DEFAULT_WEB_LISTEN),
         help="host:port of the web client and Connect / gRPC-Web; empty = off "
-        "(env CROUPIER_WEB_LISTEN; default %(default)s)",
+        "(env CROUPIER_WEB_LISTEN, empty = off too; default %(default)s)",
     )
     run.add_argument(
         "--workers",

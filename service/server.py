@@ -578,9 +578,11 @@ class Server:
         self.tables.hub.close()  # ends open streams with a "resume from" message
         if drain > 0:
             await asyncio.sleep(drain)
+        # both ports refuse new calls from now on and give in-flight ones the same grace
+        stopping = [self.server.stop(grace)]
         if self.web is not None:
-            await self.web.stop(grace)
-        await self.server.stop(grace)
+            stopping.append(self.web.stop(grace))
+        await asyncio.gather(*stopping)
         self._fill_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._fill_task
@@ -600,6 +602,7 @@ async def start(
     limits: Limits | None = None,
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
+    grace: float = 5.0,
 ) -> Server:
     limits = limits or Limits()
     tls = tls or Tls()
@@ -642,7 +645,9 @@ async def start(
         from service.web import start_web  # Connect / gRPC-Web for browsers, same servicer
 
         try:
-            web = await start_web(servicer, web_listen, cors_origins, web_root)
+            web = await start_web(
+                servicer, web_listen, cors_origins, web_root, grace, limits.max_message_bytes
+            )
         except OSError:
             await guard.close()
             await store.close()
@@ -685,6 +690,7 @@ async def serve(
         limits=limits,
         keys=keys,
         tls=tls,
+        grace=grace,
     )
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None

@@ -52,7 +52,7 @@ ALLOW_HEADERS = [
     "x-grpc-web",
     "x-user-agent",
 ]
-MAX_REQUEST_BYTES = 1 << 20  # as the gRPC port's grpc.max_receive_message_length
+MAX_REQUEST_BYTES = 1 << 20  # the default of the gRPC port's grpc.max_receive_message_length
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin"]
 
 log = get_logger("croupier.web")
@@ -144,15 +144,19 @@ class _Api(ConnectASGIApplication[_Service]):
 
 
 def build_app(
-    servicer: Any, cors_origins: Sequence[str] = (), dist: Path = DEFAULT_DIST
+    servicer: Any,
+    cors_origins: Sequence[str] = (),
+    dist: Path = DEFAULT_DIST,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
 ) -> ASGIApp:
-    """The ASGI app: the API under /croupier.v1.Croupier/, the built web client elsewhere."""
+    """The ASGI app: the API under /croupier.v1.Croupier/, the built web client elsewhere.
+    Requests above `max_request_bytes` are refused, as on the gRPC port (--max-message-bytes)."""
     service = _Service(servicer)
     api = _Api(
         service=service,
         endpoints=_Service.endpoints,
         codecs=google_protobuf_codecs(),
-        read_max_bytes=MAX_REQUEST_BYTES,
+        read_max_bytes=max_request_bytes,
     )
     files = StaticFiles(directory=dist, html=True, check_dir=False)
 
@@ -237,6 +241,7 @@ async def start_web(
     cors_origins: Sequence[str] = (),
     web_root: str = "",
     grace: float = 5.0,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
 ) -> WebServer:
     """Binds `listen` here, so that a taken port fails the start at once with OSError, then
     serves on that socket in the current event loop."""
@@ -255,7 +260,9 @@ async def start_web(
     config.errorlog = logging.getLogger("croupier.web.http")
     config.keep_alive_timeout = 75  # browsers keep connections for the next call
     stop_event = asyncio.Event()
-    app = build_app(servicer, cors_origins, Path(web_root) if web_root else DEFAULT_DIST)
+    app = build_app(
+        servicer, cors_origins, Path(web_root) if web_root else DEFAULT_DIST, max_request_bytes
+    )
     task = asyncio.create_task(
         hypercorn_serve(app, config, shutdown_trigger=stop_event.wait, mode="asgi")  # type: ignore[arg-type]
     )

@@ -13,7 +13,8 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from service.limits import Limits, client_key
-from tests.support import Client, ServerProcess, rpc_code, stored_table
+from tests.support import Client, ServerProcess, free_port, rpc_code, stored_table
+from tests.test_web_api import _post
 
 C = grpc.StatusCode
 pytestmark = pytest.mark.e2e
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.e2e
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(
         db=tmp_path_factory.mktemp("limits") / "tight.db",
+        web_port=free_port(),
         extra=("--max-message-bytes", "4096", "--tables-per-client", "3"),
     ).start()
     yield proc
@@ -68,6 +70,13 @@ def test_message_size_and_tables_per_client(tight: ServerProcess) -> None:
         code, msg = rpc_code(client.stub.Ping, pb.PingRequest(payload=b"x" * 5000), timeout=10)
         assert code == C.RESOURCE_EXHAUSTED and "larger than max" in msg
         assert client.stub.Ping(pb.PingRequest(payload=b"x" * 3000), timeout=10).payload
+        # the web port keeps the same limit
+        ping = f"{tight.web_url}/croupier.v1.Croupier/Ping"
+        big, small = (pb.PingRequest(payload=b"x" * n).SerializeToString() for n in (5000, 3000))
+        status, _, body = _post(ping, big, "application/proto")
+        assert status == 429 and b"resource_exhausted" in body, (status, body)
+        status, _, body = _post(ping, small, "application/proto")
+        assert status == 200 and pb.PingResponse.FromString(body).payload == b"x" * 3000
 
         first = client.seated_table()
         client.create()

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import random
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -258,6 +259,36 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     redis = PrivateRedis(tmp_path / "redis").start()
     yield redis
     redis.stop()
+
+
+def test_store_on_a_unix_socket(tmp_path: Path) -> None:
+    """`unix://` store URLs (a Redis beside the server, no TCP): writes, reads and the stream
+    reader's wake-ups work as over TCP, with the prefix taken from the query."""
+    from service.store_redis import RedisStore
+    from tests.test_store import HOUR, _seed, event, reader_covers, record, woken
+
+    redis = PrivateRedis(tmp_path / "r", unix_socket=True).start()
+    try:
+        url = f"unix://{redis.socket}?db=0&prefix=sock:"
+
+        async def scenario() -> None:
+            a, b = RedisStore(url), RedisStore(url)
+            await _seed(a)
+            waiter = asyncio.ensure_future(b.wait_for_change("t1", 1, HOUR))
+            await reader_covers(b, {"t1": 1})
+            await a.commit(record("t1", version=2), [event("t1", 2)], 1)
+            await woken(waiter, "the waiter on t1")
+            got = await b.get("t1")
+            assert got is not None and got.version == 2
+            await a.close()
+            await b.close()
+
+        asyncio.run(scenario())
+        keys = subprocess.run(["redis-cli", "-s", str(redis.socket), "--scan"],
+                              capture_output=True, text=True, timeout=30).stdout.split()
+        assert keys and all(k.startswith("sock:") for k in keys), keys
+    finally:
+        redis.stop()
 
 
 def test_pool_reconnects_every_idle_connection(private_redis: PrivateRedis) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime
 import ipaddress
+import json
 import os
 import subprocess
 import time
@@ -24,7 +25,7 @@ from google.protobuf import struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.security import ApiKeys
-from tests.bot_support import CROUPIER, Proc
+from tests.bot_support import CROUPIER, Proc, child_env
 from tests.support import CROUPIER as SERVE
 from tests.support import REPO, Client, ServerProcess, bearer, free_port, rpc_code
 
@@ -266,6 +267,24 @@ def test_tls_and_mutual_tls_for_bots(pki: dict[str, Path], tmp_path: Path) -> No
                              "--tls-key", str(pki["bot.key"])], tmp_path / "bots.log")
         try:
             wait_seated(client, tid, 2, bots)
+            # a tournament runner reaches the same server: TLS with its own certificate and
+            # the key that may create tables, on every call it makes
+            out = tmp_path / "tourney"
+            tourney = [CROUPIER, "tournament", "dou_dizhu", "--entrants", "random,heuristic",
+                       "--deals", "1", "--server", server.address, "--out", str(out),
+                       "--no-progress", "--tls-ca", str(pki["ca.pem"])]
+            mtls = ["--tls-cert", str(pki["bot.pem"]), "--tls-key", str(pki["bot.key"])]
+            half = subprocess.run([*tourney, "--tls-cert", str(pki["bot.pem"])],
+                                  capture_output=True, text=True, timeout=60, env=child_env())
+            assert half.returncode == 2 and "--tls-key" in half.stderr, half.stderr
+            keyless = subprocess.run([*tourney, *mtls], capture_output=True, text=True,
+                                     timeout=120, env=child_env())
+            assert keyless.returncode == 1 and "UNAUTHENTICATED" in keyless.stderr, (
+                keyless.stderr)
+            done = subprocess.run([*tourney, *mtls, "--api-key", TABLES_KEY],
+                                  capture_output=True, text=True, timeout=240, env=child_env())
+            assert done.returncode == 0, done.stderr + bots.describe()
+            assert json.loads((out / "report.json").read_text())["deals_complete"] == 1
         finally:
             bots.stop()
             client.close()

@@ -60,3 +60,20 @@ def test_log_timestamps_read_as_structlogs_iso_utc() -> None:
         assert got == moment.isoformat().replace("+00:00", "Z"), at
     now = stamper(None, "info", {})["timestamp"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z", now)
+
+
+def test_run_serves_the_web_port_unless_the_environment_empties_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`croupier run` serves browsers by default; CROUPIER_WEB_LISTEN="" turns that off as an
+    empty --web-listen does (the environment alone must be able to say everything)."""
+    from service.cli import build_parser
+    from service.config import DEFAULT_WEB_LISTEN
+
+    monkeypatch.delenv("CROUPIER_WEB_LISTEN", raising=False)
+    assert build_parser().parse_args(["run"]).web_listen == DEFAULT_WEB_LISTEN
+    monkeypatch.setenv("CROUPIER_WEB_LISTEN", "")
+    assert build_parser().parse_args(["run"]).web_listen == ""
+    monkeypatch.setenv("CROUPIER_WEB_LISTEN", "127.0.0.1:8181")
+    assert build_parser().parse_args(["run"]).web_listen == "127.0.0.1:8181"
+    assert build_parser().parse_args(["serve"]).web_listen == "127.0.0.1:8181"

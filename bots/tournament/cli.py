@@ -23,6 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from bots.channel import check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.tournament import report
 from bots.tournament.play import Runner, TournamentError, deals_left
@@ -66,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play only deals d with d mod N == I; results go to results-I-of-N.sqlite")
     p.add_argument("--out", type=Path, required=True, help="folder for results, records, report")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
+                   help="API key with the 'tables' role, for servers run with --api-keys "
+                   "(env CROUPIER_API_KEY)")
+    p.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
+                   help="connect with TLS, trusting this CA certificate (PEM) "
+                   "(env CROUPIER_TLS_CA)")
+    p.add_argument("--tls-cert", default="",
+                   help="client certificate (PEM; with --tls-key) for servers that want one")
+    p.add_argument("--tls-key", default="", help="the client certificate's private key")
     return p
 
 
@@ -88,6 +98,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
                          "--option deck is not allowed")
     if args.deals < 1:
         raise ValueError("--deals must be at least 1")
+    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    if problem:
+        raise ValueError(problem)
     return {"game": args.game, "entrants": entrants, "players": players,
             "options": dict(args.option), "deals": args.deals, "seed": args.seed}
 
@@ -124,7 +137,8 @@ async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultF
                 per_minute = finished_now * 60 / max(time.monotonic() - started, 1e-9)
                 bar.update(task, advance=1, rate=f"{per_minute:.1f}/min")
 
-        async with grpc.aio.insecure_channel(args.server) as channel:
+        async with open_channel(args.server, args.tls_ca, args.tls_cert, args.tls_key,
+                                args.api_key) as channel:
             runner = Runner(pb_grpc.CroupierStub(channel), results, meta, records_dir,
                             args.parallel, on_done)
             await runner.run(matches)
