@@ -57,12 +57,17 @@ def open_channel(
     interceptors = [ApiKey(api_key)] if api_key else None
     if not tls_ca:
         return grpc.aio.insecure_channel(server, options=options, interceptors=interceptors)
-    ca = Path(tls_ca).read_bytes()
-    key = chain = None
-    if tls_cert or tls_key:
-        problem = check_tls_files(tls_ca, tls_cert, tls_key)
-        if problem:
-            raise ValueError(problem)
-        key, chain = Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()
-    creds = grpc.ssl_channel_credentials(ca, key, chain)
+    creds = credentials(tls_ca, tls_cert, tls_key)
     return grpc.aio.secure_channel(server, creds, options=options, interceptors=interceptors)
+
+
+def credentials(tls_ca: str, tls_cert: str = "", tls_key: str = "") -> grpc.ChannelCredentials:
+    """TLS trusting `tls_ca`, presenting the client certificate `tls_cert` / `tls_key` if given
+    (for aio and for blocking channels alike)."""
+    problem = check_tls_files(tls_ca, tls_cert, tls_key)
+    if problem:
+        raise ValueError(problem)
+    key = chain = None
+    if tls_cert:
+        key, chain = Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()
+    return grpc.ssl_channel_credentials(Path(tls_ca).read_bytes(), key, chain)

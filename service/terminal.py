@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
+from bots.channel import check_tls_files, credentials
 from service.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
     Renderer,
@@ -108,8 +109,10 @@ def numbered(moves: Iterable[str], width: int) -> list[str]:
 # --- connection helpers -----------------------------------------------------------------
 
 
-def connect(server: str) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    """A channel whose threads never take Ctrl-C.
+def connect(
+    server: str, tls_ca: str = "", tls_cert: str = "", tls_key: str = ""
+) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
+    """A channel (TLS when a CA is given) whose threads never take Ctrl-C.
 
     gRPC starts its threads with the channel. A process-wide SIGINT may be delivered to any
     thread that does not block it; when one of gRPC's got it, the main thread stayed asleep in
@@ -119,11 +122,23 @@ def connect(server: str) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
     main = threading.current_thread() is threading.main_thread()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
-        channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
+        if tls_ca:
+            creds = credentials(tls_ca, tls_cert, tls_key)
+            channel = grpc.secure_channel(server, creds, options=CHANNEL_OPTIONS)
+        else:
+            channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
     finally:
         if before is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
     return channel, croupier_pb2_grpc.CroupierStub(channel)
+
+
+def _connect(args: argparse.Namespace) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
+    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    if problem:
+        print(f"croupier: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+    return connect(args.server, args.tls_ca, args.tls_cert, args.tls_key)
 
 
 def retrying_stream(
@@ -385,22 +400,32 @@ def play_parser() -> argparse.ArgumentParser:
                         help="number of players (default: the game's minimum)")
     parser.add_argument("--option", action="append", type=parse_option, default=[],
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
+    parser.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
+                        help="API key with the 'tables' role, for servers run with --api-keys "
+                        "(env CROUPIER_API_KEY)")
     return parser
 
 
 def _server_flag(parser: argparse.ArgumentParser) -> None:
+    """--server and the TLS flags (as `croupier bots` and `croupier tournament` have them)."""
     parser.add_argument(
         "--server",
         default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
         help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
     )
+    parser.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
+                        help="connect with TLS, trusting this CA certificate (PEM) "
+                        "(env CROUPIER_TLS_CA)")
+    parser.add_argument("--tls-cert", default="",
+                        help="client certificate (PEM; with --tls-key) for servers that want one")
+    parser.add_argument("--tls-key", default="", help="the client certificate's private key")
 
 
 def play_main(argv: list[str] | None = None) -> int:
     """`croupier play`: 0 when the match was played to the end."""
     args = play_parser().parse_args(argv)
     console = Console(highlight=False)
-    channel, stub = connect(args.server)
+    channel, stub = _connect(args)
     try:
         with channel:
             games = stub.ListGames(croupier_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT,
@@ -418,6 +443,7 @@ def play_main(argv: list[str] | None = None) -> int:
                 croupier_pb2.CreateTableRequest(
                     game=args.game, players=players, options=options, seats=seats
                 ),
+                metadata=(("x-api-key", args.api_key),) if args.api_key else None,
                 timeout=RPC_TIMEOUT,
             )
             joined = stub.JoinTable(
@@ -493,7 +519,7 @@ def watch_main(argv: list[str] | None = None) -> int:
     def say(text: str, style: str | None = None) -> None:
         console.print(Text(text, style=style or ""))
 
-    channel, stub = connect(args.server)
+    channel, stub = _connect(args)
     try:
         with channel:
             stub.GetView(croupier_pb2.GetViewRequest(table_id=args.table_id),

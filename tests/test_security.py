@@ -285,6 +285,24 @@ def test_tls_and_mutual_tls_for_bots(pki: dict[str, Path], tmp_path: Path) -> No
                                   capture_output=True, text=True, timeout=240, env=child_env())
             assert done.returncode == 0, done.stderr + bots.describe()
             assert json.loads((out / "report.json").read_text())["deals_complete"] == 1
+            # and so do the terminal clients: watch a finished table, play with the key
+            finished = json.loads(next((out / "records").glob("*.json")).read_text())
+            tls = ["--server", server.address, "--tls-ca", str(pki["ca.pem"]), *mtls]
+            watched = subprocess.run([CROUPIER, "watch", finished["tableId"], *tls],
+                                     capture_output=True, text=True, timeout=60, env=child_env())
+            assert watched.returncode == 0 and "end: match over" in watched.stdout, (
+                watched.stdout + watched.stderr)
+            keyless = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls], capture_output=True,
+                                     text=True, timeout=60, env=child_env(),
+                                     stdin=subprocess.DEVNULL)
+            assert keyless.returncode == 1 and "UNAUTHENTICATED" in keyless.stdout, (
+                keyless.stdout + keyless.stderr)
+            played = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls, "--api-key",
+                                     TABLES_KEY], capture_output=True, text=True, timeout=60,
+                                    env=child_env(), stdin=subprocess.DEVNULL)
+            # the table was made and joined; the closed input then gives the seat back
+            assert played.returncode == 130 and "you are seat 0" in played.stdout, (
+                played.stdout + played.stderr)
         finally:
             bots.stop()
             client.close()
