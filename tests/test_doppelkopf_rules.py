@@ -432,6 +432,84 @@ def test_sample_deals_unconstrained_cards_uniformly() -> None:
         assert abs(held[seat] / n - 2 / 3) < 0.12, held
 
 
+def _bistro_second_deal(seed: str, rng: random.Random, cards_into_it: int) -> tuple:
+    """A Bistro session played at random into its second deal: (state, the first deal's tricks
+    as played, the first deal's dealer)."""
+    s = GAME.new_game(4, {"bistro": True, "deals": 2}, seed)
+    first_tricks, first_dealer = s.tricks, s.dealer
+    while s.deal_number == 0 or len(s.tricks) * 4 + len(s.trick) < cards_into_it:
+        seat = rng.choice(sorted(GAME.to_act(s)))
+        before, s = s, GAME.apply(s, seat, rng.choice(list(GAME.legal_moves(s, seat))))
+        if before.deal_number == 0 and s.deal_number == 1:  # the last card ended the deal
+            (card,) = cards_of(before.hands[seat])  # the seat's last card
+            last = (*before.trick, card)
+            winner = (before.leader + trick_winner(before.layout, last)) % 4
+            first_tricks = before.tricks + ((before.leader, last, winner),)
+    return s, first_tricks, first_dealer
+
+
+def _deals_of_cuts(deck: list[str], dealer: int) -> list[list[list[str]]]:
+    """Every deal the rule allows from an uncut deck: cut at 1..39, then 3, 4, 3 cards to each
+    seat from the dealer's left (written here from the rulebook, not from the engine)."""
+    out = []
+    for cut in range(1, len(deck)):
+        rest = deck[cut:] + deck[:cut]
+        hands: list[list[str]] = [[], [], [], []]
+        for n in (3, 4, 3):
+            for i in range(4):
+                hands[(dealer + 1 + i) % 4].extend(rest[:n])
+                rest = rest[n:]
+        out.append([sorted(h) for h in hands])
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.text(max_size=6), into=st.integers(0, 39), who=st.integers(-1, 3))
+def test_bistro_samples_read_the_deal_from_the_unshuffled_deck(seed: str, into: int,
+                                                              who: int) -> None:
+    """Bistro's next deck is the last deal's tricks, cut once: the view carries that uncut
+    deck, and a sample deals only what some cut gives, agreeing with the seat's own hand and
+    with every card played since. Where only one cut fits (nearly always for a seat), the
+    sample is the true deal."""
+    rng = random.Random(seed)
+    s, first_tricks, first_dealer = _bistro_second_deal(seed, rng, into)
+    if GAME.is_over(s):
+        return
+    piles = [c for i in range(4) for _, cards, w in first_tricks
+             if w == (first_dealer + 1 + i) % 4 for c in cards]
+    deck = [TEXT[k] for k in piles]
+    viewer = None if who < 0 else who
+    v = GAME.view(s, viewer)
+    assert v.uncut_deck.split() == deck and len(deck) == 40
+    dealt = [sorted(TEXT[k] for k in cards_of(h)) for h in s.dealt]
+    fitting = [d for d in _deals_of_cuts(deck, s.dealer) if viewer is None or d[who] == dealt[who]]
+    assert dealt in fitting
+    g = GAME.sample(v, rng)
+    assert GAME.view(g, viewer) == v
+    sampled = [sorted(TEXT[k] for k in cards_of(h)) for h in g.dealt]
+    assert sampled in fitting
+    if len(fitting) == 1:
+        assert g.hands == s.hands
+
+
+def test_uncut_deck_only_in_bistro_after_the_first_deal() -> None:
+    rng = random.Random(4)
+    s = GAME.new_game(4, {"bistro": True, "deals": 2}, "uncut")
+    assert GAME.view(s, 0).uncut_deck == ""
+    plain = GAME.new_game(4, {"deals": 2}, "uncut")
+    while plain.deal_number == 0:
+        seat = rng.choice(sorted(GAME.to_act(plain)))
+        plain = GAME.apply(plain, seat, rng.choice(list(GAME.legal_moves(plain, seat))))
+    assert GAME.view(plain, 0).uncut_deck == ""
+    # a stored state that claims one where none can be is refused
+    from croupier.v1 import doppelkopf_pb2 as dpb
+
+    msg = dpb.DoppelkopfState.FromString(GAME.encode(plain))
+    msg.uncut_deck = GAME.view(_bistro_second_deal("uncut", rng, 0)[0], 0).uncut_deck
+    with pytest.raises(ValueError, match="uncut deck"):
+        GAME.decode(msg.SerializeToString())
+
+
 def test_duel_samples_keep_the_people_apart() -> None:
     from engines.doppelkopf.game import _duel_ok
 

@@ -120,12 +120,12 @@ class DoppelkopfState(SlotState):
     __slots__ = (
         "seed", "deals", "target", "bistro", "duel", "tournament", "deck_option",
         "first_dealer", "deal_number", "dealer", "shuffles", "totals", "history", "phase",
-        "hands", "dealt", "calls", "contract", "declarer", "tricks", "trick", "anns",
+        "hands", "dealt", "calls", "contract", "declarer", "tricks", "trick", "anns", "uncut",
         # derived (not serialized)
         "H", "layout", "re_mask", "partner", "clarified", "swines", "swine_shown", "levels",
         "pts", "won", "leader", "turn", "waived", "acting", "silent", "closed",
     )
-    _FIELDS = __slots__[:22]
+    _FIELDS = __slots__[:23]
 
     seed: str
     deals: int
@@ -149,6 +149,7 @@ class DoppelkopfState(SlotState):
     tricks: tuple[tuple[int, tuple[int, ...], int], ...]  # (leader, cards, winner seat)
     trick: tuple[int, ...]
     anns: tuple[tuple[int, Move, int], ...]  # (seat, move, cards played before it)
+    uncut: tuple[int, ...]  # Bistro after the first deal: the deck before its cut (public)
     H: int
     layout: int
     re_mask: int
@@ -268,17 +269,13 @@ def _duel_ok(hands: Sequence[int]) -> bool:
 
 def _deal(s: DoppelkopfState, previous: DoppelkopfState | None = None) -> None:
     """Deal the next deal of the session into `s` (dealer already set)."""
+    s.uncut = ()
     if s.deal_number == 0 and s.deck_option and previous is None:
         deck = parse_deck(s.deck_option, s.bistro)
     elif s.bistro and previous is not None:
-        deck = []
-        for i in range(PLAYERS):
-            seat = (previous.dealer + 1 + i) % PLAYERS
-            for _, cards, winner in previous.tricks:
-                if winner == seat:
-                    deck.extend(cards)
-        cut = random.Random(f"{s.seed}/cut/{s.deal_number}").randrange(1, len(deck))
-        deck = deck[cut:] + deck[:cut]
+        s.uncut = gathered(previous.tricks, previous.dealer)
+        cut = random.Random(f"{s.seed}/cut/{s.deal_number}").randrange(1, len(s.uncut))
+        deck = list(s.uncut[cut:] + s.uncut[:cut])
     else:
         deck = _shuffled(s)
     hands = deal_cards(deck, s.dealer, s.bistro)
@@ -299,6 +296,18 @@ def _deal(s: DoppelkopfState, previous: DoppelkopfState | None = None) -> None:
     s.trick = ()
     s.anns = ()
     _derive(s)
+
+
+def gathered(tricks: Sequence[tuple[int, tuple[int, ...], int]], dealer: int) -> tuple[int, ...]:
+    """Bistro's next deck before its cut: the tricks gathered seat by seat from the dealer's
+    left, each seat's tricks in the order won, each trick's cards in play order."""
+    deck: list[int] = []
+    for i in range(PLAYERS):
+        seat = (dealer + 1 + i) % PLAYERS
+        for _, cards, winner in tricks:
+            if winner == seat:
+                deck.extend(cards)
+    return tuple(deck)
 
 
 def _shuffled(s: DoppelkopfState) -> list[int]:
@@ -1042,6 +1051,7 @@ def _fill_public(msg: pb.DoppelkopfView | pb.DoppelkopfState, s: DoppelkopfState
         add_history(contract=d.contract, declarer=d.declarer, re_seats=d.re_seats, re_points=d.re_points,
             re_level=d.re_level, kontra_level=d.kontra_level, winner=d.winner, value=d.value,
             scores=d.scores, items=d.items, solo=d.solo, no_score=d.no_score)
+    msg.uncut_deck = " ".join(TEXT[k] for k in s.uncut)
 
 
 def _restore_public(s: DoppelkopfState, msg: pb.DoppelkopfState | pb.DoppelkopfView) -> None:
@@ -1085,6 +1095,9 @@ def _restore_public(s: DoppelkopfState, msg: pb.DoppelkopfState | pb.DoppelkopfV
     s.anns = tuple((_seat(a.seat), parse_move(a.move), a.position) for a in msg.announcements)
     if any(m.kind not in (ANNOUNCE, PASS) for _, m, _ in s.anns):
         raise ValueError("bad announcement")
+    s.uncut = tuple(parse_card(c) for c in msg.uncut_deck.split())
+    if s.uncut and (not s.bistro or s.deal_number == 0 or pack(s.uncut) != FULL_40):
+        raise ValueError("an uncut deck belongs to a Bistro deal after the first, with 40 cards")
     if s.phase in (RESERVATIONS, DECLARATION):
         n = len(s.calls)
         if s.phase == RESERVATIONS and n >= PLAYERS:

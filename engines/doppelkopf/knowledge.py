@@ -4,12 +4,18 @@ Hidden cards are dealt uniformly among the deals the view allows (engines.doppel
 honouring what the table has shown: suits a seat failed to follow, the bride holding the club
 queens, a Kontra announcer holding none, swines shown, and the duel mode's dealing rule. The few
 "at least one" facts (a Re announcer holds a club queen) are met by rejection.
+
+Bistro deals after the first are not shuffled: the deck is the previous deal's tricks (the
+view's `uncut_deck`) cut at one of 39 places. A seat's own hand then almost always tells the
+cut, hence every hand; the sample deals from the cuts that agree with everything seen (uniformly
+among them), and falls back on the uniform deal only for a view no cut explains.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 
 from croupier.v1 import doppelkopf_pb2 as pb
 
@@ -33,6 +39,7 @@ from engines.doppelkopf.game import (
     _derive,
     _duel_ok,
     _restore_public,
+    deal_cards,
     voids,
 )
 from engines.doppelkopf.moves import ANNOUNCE, HEALTHY, MARRIAGE, MARRIAGE_GAME, NORMAL, RESERVATION
@@ -67,8 +74,21 @@ def sample(v: pb.DoppelkopfView, rng: random.Random) -> DoppelkopfState:
         raise ValueError("the view is inconsistent: hidden card counts do not add up")
     # the public facts were restored without hands: swines shown come from the view itself
     s.swine_shown = v.swines
-    allowed = _allowed(s, cards, hidden, played)
+    by_kind = _allowed_by_kind(s, set(cards), hidden)
     checks = _checks(s, seat)
+    if s.uncut:
+        fits = [
+            d for d in _cuts(s.uncut, s.dealer, seat, own + played[seat] if seat >= 0 else -1,
+                             tuple(played))
+            if _agrees(d, played, hidden, by_kind) and all(check(list(d)) for check in checks)
+        ]
+        if fits:
+            chosen = fits[rng.randrange(len(fits))] if len(fits) > 1 else fits[0]
+            s.hands = tuple(chosen[x] - played[x] for x in range(PLAYERS))  # type: ignore[assignment]
+            s.dealt = chosen
+            _derive(s)
+            return s
+    allowed = [by_kind[k] for k in cards]
     hands: list[int] = []
     for _ in range(_TRIES):
         dealt = sampling.deal(cards, allowed, caps, rng)
@@ -86,8 +106,39 @@ def sample(v: pb.DoppelkopfView, rng: random.Random) -> DoppelkopfState:
     return s
 
 
-def _allowed(s: DoppelkopfState, cards: list[int], hidden: list[int], played: list[int]) -> list[int]:
-    """Per hidden card, the bitmask (over indices of `hidden`) of seats that may hold it."""
+@lru_cache(maxsize=256)
+def _cuts(
+    uncut: tuple[int, ...], dealer: int, seat: int, own: int, played: tuple[int, ...]
+) -> tuple[tuple[int, int, int, int], ...]:
+    """The deals (hands as dealt) of the cuts of `uncut` that give `seat` the hand `own` (any,
+    for a spectator: -1) and every seat the cards it has played. Cached: a search samples the
+    same view thousands of times."""
+    out = []
+    for cut in range(1, len(uncut)):
+        dealt = deal_cards(uncut[cut:] + uncut[:cut], dealer, True)
+        if own >= 0 and dealt[seat] != own:
+            continue
+        if all(_within(played[x], dealt[x]) for x in range(PLAYERS)):
+            out.append(tuple(dealt))
+    return tuple(out)  # type: ignore[arg-type]
+
+
+def _within(part: int, whole: int) -> bool:
+    """Every card of packed hand `part` is in packed hand `whole` (as many copies at least)."""
+    return all(count(part, k) <= count(whole, k) for k in set(cards_of(part)))
+
+
+def _agrees(dealt: tuple[int, ...], played: list[int], hidden: list[int],
+            by_kind: dict[int, int]) -> bool:
+    """The cards the hidden seats still hold in this deal are ones they may hold (voids shown,
+    club queens and diamond aces accounted for)."""
+    return all(by_kind[k] >> i & 1 for i, x in enumerate(hidden)
+               for k in cards_of(dealt[x] - played[x]))
+
+
+def _allowed_by_kind(s: DoppelkopfState, kinds: set[int], hidden: list[int]) -> dict[int, int]:
+    """Per kind of hidden card, the bitmask (over indices of `hidden`) of seats that may hold
+    it."""
     everyone = (1 << len(hidden)) - 1
     bit = {x: 1 << i for i, x in enumerate(hidden)}
     shown = voids(s)
@@ -117,7 +168,7 @@ def _allowed(s: DoppelkopfState, cards: list[int], hidden: list[int], played: li
             first = _first_ace_player(s)
             if first in bit:
                 no_ace |= bit[first]
-    for k in set(cards):
+    for k in kinds:
         mask = everyone
         f = follow[k]
         for x in hidden:
@@ -132,7 +183,7 @@ def _allowed(s: DoppelkopfState, cards: list[int], hidden: list[int], played: li
                 mask &= bit.get(ace_only, 0)
             mask &= ~no_ace
         by_kind[k] = mask
-    return [by_kind[k] for k in cards]
+    return by_kind
 
 
 def _first_ace_player(s: DoppelkopfState) -> int:
