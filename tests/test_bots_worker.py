@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import random
 import signal
+import socket
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from croupier.v1 import croupier_pb2 as pb
 from tests.bot_support import (
     CROUPIER,
     Bots,
+    Proc,
     Server,
     auth,
     bot_seats,
@@ -29,6 +32,7 @@ from tests.bot_support import (
     play_seat,
     server_and_bots,
     stub_for,
+    wait_serving,
     wait_until,
 )
 
@@ -281,3 +285,38 @@ def test_a_move_sent_while_the_server_is_away_lands_once(tmp_path: Path) -> None
             assert stub.GetView(pb.GetViewRequest(table_id=table_id)).version == first.version
     finally:
         server.stop()
+
+
+def test_croupier_run_serves_with_its_bots_and_stops_both(tmp_path: Path) -> None:
+    """What `make run` starts: `croupier run` brings up a server (SQLite, web port) and a bot
+    worker; the worker plays a table's bot seats against a person; SIGTERM stops both children
+    cleanly (bots first, giving their seats back) and the command exits 0."""
+    port, web = free_port(), free_port()
+    address = f"127.0.0.1:{port}"
+    run = Proc("run", [CROUPIER, "run", "--listen", address, "--store",
+                       f"sqlite:{tmp_path / 'c.db'}", "--web-listen", f"127.0.0.1:{web}",
+                       "--workers", "1"], tmp_path / "run.log")
+    try:
+        wait_serving(address, run)
+        channel, stub = stub_for(address)
+        with channel:
+            tid = create_table(stub, [human_seat(), *bot_seats(2)])
+            me = stub.JoinTable(pb.JoinTableRequest(table_id=tid, name="ann"), timeout=10)
+            final = play_seat(stub, tid, me.token, random.Random(7))
+            assert final.result.finished
+            # the web port is the same service
+            req = urllib.request.Request(f"http://127.0.0.1:{web}/croupier.v1.Croupier/Ping",
+                                         data=pb.PingRequest(payload=b"hi").SerializeToString(),
+                                         headers={"Content-Type": "application/proto"})
+            with urllib.request.urlopen(req, timeout=10) as reply:
+                assert pb.PingResponse.FromString(reply.read()).payload == b"hi"
+        assert "Croupier is serving on" in run.log.read_text()
+    finally:
+        code = run.stop(signal.SIGTERM, timeout=90)
+    assert code == 0, run.describe()
+    said = run.log.read_text()
+    assert said.count('"child_stopped"') == 2, said[-3000:]
+    # nothing of it is left listening
+    for p in (port, web):
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", p)) != 0, f"port {p} still open"
