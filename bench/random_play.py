@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.engine_throughput import pin_one_cpu
-from bench.strength import parse_option
+from engines.contract import option_argument
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", default="", help="comma-separated games (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choices")
     parser.add_argument("--players", type=int, default=0, help="only this player count")
-    parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
+    parser.add_argument("--option", action="append", type=option_argument, default=[], metavar="NAME=VALUE",
                         help="a match option (repeatable; JSON values), e.g. deals=1")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--options-json", default="{}", help=argparse.SUPPRESS)

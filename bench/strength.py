@@ -35,6 +35,7 @@ from typing import Any
 from bots.arena import play_deal, seatings, wilson
 from bots.ismcts import search
 from bots.levels import LEVELS, get_level
+from engines.contract import option_argument
 from engines.registry import GAMES, get_game
 from tests.engine_kit import SETUPS
 
@@ -366,22 +367,12 @@ def sides(args: argparse.Namespace) -> None:
           f"| {time.time() - started:.0f} s this run |")
 
 
-def parse_option(text: str) -> tuple[str, Any]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    try:
-        return name, json.loads(value)
-    except ValueError:
-        return name, value  # a bare string
-
-
 def add_match_args(parser: argparse.ArgumentParser, seed: str, jobs: int) -> None:
     """The arguments of every run of matches: seed, processes, players, options, results."""
     parser.add_argument("--seed", default=seed)
     parser.add_argument("--jobs", type=int, default=jobs)
     parser.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    parser.add_argument("--option", action="append", type=parse_option, default=[],
+    parser.add_argument("--option", action="append", type=option_argument, default=[],
                         metavar="NAME=VALUE",
                         help="a match option (repeatable; JSON values), e.g. start_score=6")
     parser.add_argument("--results", default="", metavar="FILE", help=RESULTS_HELP)

@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bots.levels import LEVELS, get_level
+from engines.contract import option_argument
 from engines.registry import get_game
 
 
@@ -160,15 +161,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=100, help="distinct deals (each replayed per seating)")
     parser.add_argument("--seed", default="arena", help="seed of the deals")
     parser.add_argument("--players", type=int, default=0, help="player count (default: the game's minimum)")
-    parser.add_argument("--options", default="{}", help="table options as JSON")
+    parser.add_argument("--option", action="append", type=option_argument, default=[],
+                        metavar="NAME=VALUE",
+                        help="a game option (repeatable; JSON values), e.g. deals=1")
+    parser.add_argument("--options", default="{}",
+                        help="game options as one JSON object (--option adds to them)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("CROUPIER_ARENA_JOBS", "1")),
-                        help="worker processes")
+                        help="worker processes (env CROUPIER_ARENA_JOBS; default %(default)s)")
     parser.add_argument("--csv", help="write the summary table as CSV to this file")
     parser.add_argument("--json", help="write the summary and every game as JSON to this file")
     args = parser.parse_args(argv)
     try:
         bots = [b.strip() for b in args.bots.split(",") if b.strip()]
         options = json.loads(args.options)
+        if not isinstance(options, dict):
+            raise ValueError("--options must be a JSON object, e.g. '{\"deals\": 1}'")
+        options.update(dict(args.option))
         records = run(args.game, bots, args.deals, args.seed, args.players or None, options,
                       args.jobs, progress=sys.stderr.isatty())
     except ValueError as exc:
@@ -195,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
                             s["win_rate"], *s["win_ci95"]])
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"game": args.game, "bots": bots, "deals": args.deals, "seed": args.seed,
-                       "summary": summary, "games": [asdict(r) for r in records]}, f, indent=1)
+            json.dump({"game": args.game, "players": players, "options": options, "bots": bots,
+                       "deals": args.deals, "seed": args.seed, "summary": summary,
+                       "games": [asdict(r) for r in records]}, f, indent=1)
     return 0
 
 

@@ -12,7 +12,9 @@ INVALID_ARGUMENT); a well-formed move that the rules forbid raises `IllegalMove`
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -93,6 +95,30 @@ def public_options(specs: Iterable[OptionSpec], options: Mapping[str, Any]) -> d
         k: f"sha256:{hashlib.sha256(str(v).encode()).hexdigest()}" if k in secret and v else v
         for k, v in options.items()
     }
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """`NAME=VALUE` as the command lines take a game option: VALUE read as JSON when it is
+    (numbers, true/false, lists), else as text. ValueError without a `=` or a name.
+
+    >>> parse_option("deals=1"), parse_option("bistro=true"), parse_option("deck=Ac Ts")
+    (('deals', 1), ('bistro', True), ('deck', 'Ac Ts'))
+    """
+    name, sep, raw = text.partition("=")
+    if not sep or not name.strip():
+        raise ValueError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        return name.strip(), json.loads(raw)
+    except ValueError:
+        return name.strip(), raw
+
+
+def option_argument(text: str) -> tuple[str, Any]:
+    """`parse_option` for argparse's `type=` (`--option NAME=VALUE` of every command line)."""
+    try:
+        return parse_option(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def check_options(specs: tuple[OptionSpec, ...], options: Mapping[str, Any]) -> dict[str, Any]:

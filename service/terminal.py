@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -26,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bots.channel import check_tls_files, credentials
+from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
     Renderer,
@@ -185,18 +185,6 @@ def retrying_stream(
 
 def rpc_error(error: grpc.RpcError) -> str:
     return f"{error.details() or error.code().name} ({error.code().name})"
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """NAME=VALUE with VALUE read as JSON when it is (numbers, true/false), else as text."""
-    name, sep, raw = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    return name.strip(), value
 
 
 # --- croupier play -----------------------------------------------------------------------
@@ -398,7 +386,7 @@ def play_parser() -> argparse.ArgumentParser:
                         help="level of the bots in the other seats (default %(default)s)")
     parser.add_argument("--players", type=int, default=0,
                         help="number of players (default: the game's minimum)")
-    parser.add_argument("--option", action="append", type=parse_option, default=[],
+    parser.add_argument("--option", action="append", type=option_argument, default=[],
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
     parser.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
                         help="API key with the 'tables' role, for servers run with --api-keys "

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import random
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +15,7 @@ from bots.arena import run, seatings, tally, wilson
 from bots.ismcts import search
 from bots.levels import LEVELS, Level
 from engines.registry import GAMES
+from tests.bot_support import CROUPIER
 from tests.engine_kit import SETUPS
 
 QUICK = [
@@ -136,6 +141,34 @@ def test_arena_tallies_every_seat_of_every_game() -> None:
     assert sum(sum(s.points) for s in stats.values()) == 0  # zero-sum game
     lo, hi = wilson(5, 10)
     assert lo < 0.5 < hi
+
+
+def test_arena_command_prints_and_writes_the_table(tmp_path: Path) -> None:
+    """`croupier arena` as a person runs it: game options by --option, the table on stdout,
+    the same numbers in the CSV and the JSON; bad input exits 2 with a message."""
+    csv_path, json_path = tmp_path / "t.csv", tmp_path / "t.json"
+    done = subprocess.run(
+        [CROUPIER, "arena", "dobro", "--bots", "heuristic,random", "--players", "2",
+         "--option", "rounds=1", "--deals", "3", "--seed", "cli", "--csv", str(csv_path),
+         "--json", str(json_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "heuristic" in done.stdout and "random" in done.stdout
+    rows = list(csv.DictReader(csv_path.open()))
+    assert {r["bot"] for r in rows} == {"heuristic", "random"}
+    data = json.loads(json_path.read_text())
+    assert len(data["games"]) == 3 * 2  # every deal with both seatings
+    assert data["options"] == {"rounds": 1} and data["players"] == 2
+    by_bot = {s["bot"]: s for s in data["summary"]}
+    for r in rows:
+        assert float(r["mean_points"]) == pytest.approx(by_bot[r["bot"]]["mean_points"])
+    for bad, said in ((["--option", "rounds"], "NAME=VALUE"), (["--options", "[1]"], "JSON object"),
+                      (["--option", "nosuch=1"], "nosuch"), (["--bots", "heuristic,grandmaster"],
+                                                            "grandmaster")):
+        argv = [CROUPIER, "arena", "dobro", "--players", "2", "--deals", "1", *bad]
+        if "--bots" not in bad:
+            argv += ["--bots", "heuristic,random"]
+        refused = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and said in refused.stderr, (bad, refused.stderr)
 
 
 def test_dou_dizhu_candidates_keep_every_main_choice() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import time
@@ -29,19 +28,10 @@ from bots.tournament import report
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
 from bots.tournament.schedule import parse_shard, plan
+from engines.contract import option_argument
 from engines.registry import get_game
 
 DEFAULT_SERVER = "127.0.0.1:50051"
-
-
-def _option(text: str) -> tuple[str, Any]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    try:
-        return name, json.loads(value)
-    except ValueError:
-        return name, value  # a bare string
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server", default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
                    help="server address (env CROUPIER_SERVER; default %(default)s)")
     p.add_argument("--players", type=int, default=0, help="default: the game's minimum")
-    p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+    p.add_argument("--option", action="append", type=option_argument, default=[], metavar="NAME=VALUE",
                    help="a table option (repeatable; JSON values)")
     p.add_argument("--seed", default="croupier", help="seed of the deals (default %(default)s)")
     p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
