@@ -202,6 +202,11 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: Page) -
     page.wait_for_selector(".hand .card")
 
 
+# what each game's table shows at the first decision, besides the hand and the moves
+CENTRE = {"dou_dizhu": "Bidding: nobody has bid yet", "doppelkopf": "Game: normal game",
+          "dobro": "Draw pile", "dos": "Draw pile", "sobe_e_desce": "Chooser: seat"}
+
+
 @pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce"])
 def test_every_game_renders_for_a_seat_and_a_spectator(
     stack: ServerProcess, browser: Browser, game: str
@@ -237,6 +242,7 @@ def test_every_game_renders_for_a_seat_and_a_spectator(
         assert shown == list(legal)
         assert seat_page.locator(".hand .card").count() > 0
         assert (seat_page.locator("#state pre").text_content() or "").strip().startswith("{")
+        assert CENTRE[game] in seat_page.inner_text("#centre")
         seat_page.screenshot(path=str(ARTIFACTS / f"render-{game}-seat.png"), full_page=True)
         spectator = context.new_page()
         spectator.goto(f"{stack.web_url}/#/table/{table.table_id}")
@@ -247,3 +253,34 @@ def test_every_game_renders_for_a_seat_and_a_spectator(
     finally:
         context.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def test_a_held_seat_is_returned_to_not_joined_twice_and_can_be_left(
+    stack: ServerProcess, page: Page
+) -> None:
+    """The lobby offers the seat this tab holds instead of a second Join; Leave seat gives it
+    back to the table; a token the table no longer knows turns the page into a spectator's."""
+    client = Client(stack.address)
+    try:
+        table = client.create("dou_dizhu", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2 + [
+            pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")])
+        tid = table.table_id
+        page.goto(stack.web_url)
+        page.click(f'button.join[data-table="{tid}"]')
+        page.wait_for_selector("text=You play seat 0")
+        page.click("text=← lobby")
+        page.wait_for_selector(f'tr[data-table="{tid}"] a.return')
+        assert page.locator(f'button.join[data-table="{tid}"]').count() == 0  # seat 1 is open
+        page.click(f'tr[data-table="{tid}"] a.return')
+        page.click("#leave")
+        page.wait_for_selector(f'button.join[data-table="{tid}"]')
+        assert not client.view(tid).table.seats[0].occupied
+        # a token that holds no seat here: the page falls back on the public view
+        page.evaluate("t => sessionStorage.setItem(`croupier.seat.${t}`,"
+                      " JSON.stringify({seat: 0, token: 'not-a-token'}))", tid)
+        page.goto(f"{stack.web_url}/#/table/{tid}")
+        page.wait_for_selector("#role:has-text('Spectator')")
+        page.wait_for_selector("#version")
+        assert page.evaluate("t => sessionStorage.getItem(`croupier.seat.${t}`)", tid) is None
+    finally:
+        client.close()

@@ -71,8 +71,10 @@ function playerName(): string {
 
 let games: GameInfo[] = [];
 let lobbyTimer: number | undefined;
+let routed = 0; // counts page changes: work started for an earlier page stops there
 
 async function lobby(): Promise<void> {
+  const page = routed;
   const status = el("div", { id: "status" });
   const nameInput = el("input", { id: "name", value: playerName(), size: "12" });
   nameInput.addEventListener("change", () => localStorage.setItem("croupier.name", nameInput.value));
@@ -105,7 +107,7 @@ async function lobby(): Promise<void> {
     }
   };
   await refresh();
-  lobbyTimer = window.setInterval(refresh, 2000);
+  if (page === routed) lobbyTimer = window.setInterval(refresh, 2000);
 }
 
 function tableRow(t: Table): HTMLElement {
@@ -114,7 +116,11 @@ function tableRow(t: Table): HTMLElement {
     .join(", ");
   const actions = el("td");
   const open = t.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN);
-  if (open && t.status !== TableStatus.FINISHED) {
+  const held = tokenFor(t.tableId);
+  if (held) {
+    // this tab already plays here: a second Join would take a second seat
+    actions.append(el("a", { class: "return", href: `#/table/${t.tableId}` }, `Your seat ${held.seat}`));
+  } else if (open && t.status !== TableStatus.FINISHED) {
     const join = el("button", { class: "join", "data-table": t.tableId }, "Join");
     join.addEventListener("click", () => joinTable(t.tableId));
     actions.append(join);
@@ -224,35 +230,73 @@ async function joinTable(tableId: string): Promise<void> {
 let streamAbort: AbortController | undefined;
 
 async function tablePage(tableId: string): Promise<void> {
-  const mine = tokenFor(tableId);
+  let mine = tokenFor(tableId);
   const abort = new AbortController();
   streamAbort = abort;
   const header = el("div", { id: "header" });
   const status = el("div", { id: "status" });
   const board = el("div", { id: "board" });
   const log = el("ol", { id: "log" });
+  const role = el("p", { id: "role" });
   app.replaceChildren(
     el("p", {}, el("a", { href: "#/" }, "← lobby")),
     header, status, board, el("h3", {}, "Moves"), log,
   );
-  header.append(el("h1", {}, `Table ${tableId}`),
-    el("p", { id: "role" }, mine ? `You play seat ${mine.seat}` : "Spectator"));
+  header.append(el("h1", {}, `Table ${tableId}`), role);
+  const showRole = () => {
+    role.replaceChildren(mine ? `You play seat ${mine.seat} ` : "Spectator");
+    if (mine) {
+      const leave = el("button", { id: "leave" }, "Leave seat");
+      leave.addEventListener("click", async () => {
+        try {
+          await api.leaveTable({ tableId }, auth(mine?.token));
+          sessionStorage.removeItem(`croupier.seat.${tableId}`);
+          location.hash = "#/";
+        } catch (err) {
+          showError(status, err);
+        }
+      });
+      role.append(leave);
+    }
+  };
+  showRole();
   let last = 0n;
+  let shown = -1n; // the version on the board: an older view (a late reply) never replaces it
   let view: TableView | undefined;
-  // Follow the stream; on a dropped connection resume from the last version seen.
+  const show = (v: TableView | undefined) => {
+    if (!v || v.version < shown) return;
+    shown = v.version;
+    view = v;
+    renderView(board, v, mine, status, refresh);
+  };
+  // after a refused move (another seat moved first, or the move is no longer legal) the
+  // board is redrawn from the table as it is, whether or not the stream is up
+  const refresh = async () => {
+    try {
+      show((await api.getView({ tableId }, auth(mine?.token))));
+    } catch {
+      // the stream's own retries report a lost server
+    }
+  };
+  // Follow the stream; on a dropped connection resume from the last version seen, waiting a
+  // little longer after each failure (with jitter, so tabs do not all come back at once).
+  let delay = 1000;
+  let failed = false;
   while (!abort.signal.aborted) {
     try {
       for await (const event of api.streamTable(
         { tableId, fromVersion: last },
         { ...auth(mine?.token), signal: abort.signal },
       )) {
+        if (failed) {
+          status.replaceChildren(); // connected again
+          failed = false;
+        }
+        delay = 1000;
         last = event.version;
         log.append(eventLine(event));
         log.scrollTop = log.scrollHeight;
-        if (event.view) {
-          view = event.view;
-          renderView(board, view, mine, status);
-        }
+        show(event.view);
         if (event.kind === EventKind.END) {
           return;
         }
@@ -261,16 +305,34 @@ async function tablePage(tableId: string): Promise<void> {
     } catch (err) {
       if (abort.signal.aborted) return;
       showError(status, err);
-      if (err instanceof ConnectError && [5, 7, 16].includes(err.code)) return; // not found, denied, unauthenticated
+      failed = true;
+      if (err instanceof ConnectError) {
+        if (err.code === 7 && mine) {
+          // the token no longer holds a seat here (given up, or taken over): watch instead
+          sessionStorage.removeItem(`croupier.seat.${tableId}`);
+          mine = null;
+          showRole();
+          continue;
+        }
+        if ([5, 7, 16].includes(err.code)) return; // not found, denied, unauthenticated
+        if (err.code === 3) {
+          last = 0n; // asked to resume past the table's version: replay it from the start
+          shown = -1n;
+          log.replaceChildren();
+        }
+      }
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
+    delay = Math.min(delay * 2, 30_000);
   }
 }
 
 function eventLine(e: TableEvent): HTMLElement {
   const kind = EventKind[e.kind]?.toLowerCase() ?? "event";
   const who = e.seat >= 0 ? `seat ${e.seat}${e.name ? ` (${e.name})` : ""}` : "";
-  const text = e.kind === EventKind.MOVE ? `${who}: ${e.move}` : `${kind} ${who}`;
+  const text = e.kind === EventKind.MOVE
+    ? `${who}: ${e.move}${e.auto ? " (played by the server: time ran out)" : ""}`
+    : `${kind} ${who}`;
   return el("li", { class: `event event-${kind}`, "data-version": String(e.version) }, `#${e.version} ${text}`);
 }
 
@@ -286,17 +348,23 @@ function cardRow(text: string, cls: string): HTMLElement {
   return el("div", { class: `cards ${cls}` }, ...cards(text).map((c) => el("span", { class: "card" }, c)));
 }
 
-function renderView(board: HTMLElement, v: TableView, mine: { seat: number } | null, status: HTMLElement): void {
+function renderView(
+  board: HTMLElement, v: TableView, mine: { seat: number } | null, status: HTMLElement,
+  refresh: () => Promise<void>,
+): void {
   const table = v.table!;
   const game = v.view?.game;
   const gv = game?.value as Record<string, unknown> | undefined;
   const seats = el("div", { id: "seats" },
     ...table.seats.map((s, i) => {
       const total = v.result?.totals[i];
-      const cls = ["seat", v.toAct.includes(i) ? "to-act" : "", mine?.seat === i ? "me" : ""].join(" ");
+      // the seat the table waits for (others in to_act may act out of turn, but need not)
+      const waitedFor = (v.onTurn.length ? v.onTurn : v.toAct).includes(i);
+      const cls = ["seat", waitedFor ? "to-act" : "", mine?.seat === i ? "me" : ""].join(" ");
       const size = (gv?.handSizes as number[] | undefined)?.[i];
       return el("div", { class: cls, "data-seat": String(i) },
-        el("strong", {}, `Seat ${i}`), ` ${s.name || (s.occupied ? "" : "(empty)")}${s.isBot ? " (bot)" : ""}`,
+        el("strong", {}, `Seat ${i}`),
+        ` ${s.name || (s.occupied ? "" : "(empty)")}${s.isBot ? " (bot)" : ""}${s.away ? " (away: the server plays for it)" : ""}`,
         el("div", {}, `score ${total ?? 0}`), size !== undefined ? el("div", {}, `${size} cards`) : "");
     }));
 
@@ -315,16 +383,19 @@ function renderView(board: HTMLElement, v: TableView, mine: { seat: number } | n
         } catch (err) {
           showError(status, err);
           for (const other of moves.querySelectorAll("button")) other.disabled = false;
+          await refresh();
         }
       });
       moves.append(b);
     }
-  } else if (mine && v.toAct.length && !v.result?.finished) {
-    moves.append(el("span", { class: "waiting" }, `Waiting for seat ${(v.onTurn.length ? v.onTurn : v.toAct).join(", ")}`));
+  }
+  if (mine && v.onTurn.length && !v.onTurn.includes(mine.seat) && !v.result?.finished) {
+    // optional moves (an announcement...) may be on offer meanwhile, above
+    moves.append(el("span", { class: "waiting" }, ` Waiting for seat ${v.onTurn.join(", ")}`));
   }
   const over = v.result?.finished
     ? el("div", { id: "game-over", role: "status" },
-        `Game over. Winners: seat ${v.result.winners.join(", ")}. Totals: ${v.result.totals.join(" / ")}` +
+        `Game over. ${v.result.winners.length ? `Winners: seat ${v.result.winners.join(", ")}` : "No winner"}. Totals: ${v.result.totals.join(" / ")}` +
           ` (last deal: ${v.result.lastDeal.join(" / ")})`)
     : "";
   const details = el("details", { id: "state" }, el("summary", {}, "Everything this seat may see"),
@@ -343,6 +414,11 @@ function centrePieces(kind: string | undefined, g: Record<string, unknown> | und
   switch (kind) {
     case "douDizhu": {
       if ((g.landlord as number) >= 0) out.push(line("Landlord", `seat ${g.landlord} (bid ${g.bid})`));
+      else {
+        const bids = (g.bidding as { seat: number; move: string }[]) ?? [];
+        out.push(line("Bidding", (bids.map((b) => `seat ${b.seat}: ${b.move}`).join(" · ") || "nobody has bid yet") +
+          ((g.bid as number) > 0 ? ` (highest: ${g.bid})` : "")));
+      }
       if (g.kitty) out.push(el("div", {}, el("b", {}, "Kitty: "), cardRow(String(g.kitty), "kitty")));
       if (g.toBeat) out.push(el("div", { class: "trick" }, el("b", {}, `To beat (seat ${g.toBeatSeat}): `), cardRow(String(g.toBeat), "to-beat")));
       const plays = (g.plays as { seat: number; move: string }[]) ?? [];
@@ -351,14 +427,28 @@ function centrePieces(kind: string | undefined, g: Record<string, unknown> | und
     }
     case "doppelkopf": {
       const trick = g.trick as { leader: number; cards: string } | undefined;
+      const contract = DOPPELKOPF_CONTRACTS[(g.contract as number) ?? 0] ?? String(g.contract);
+      const declarer = (g.declarer as number) ?? -1;
+      out.push(line("Game", declarer >= 0 ? `${contract} (seat ${declarer})` : contract));
       if (g.toFollow) out.push(line("To follow", String(g.toFollow)));
       if (trick && trick.cards) out.push(el("div", { class: "trick" }, el("b", {}, `Trick (led by seat ${trick.leader}): `), cardRow(trick.cards, "trick-cards")));
+      else {
+        const done = (g.tricks as { leader: number; cards: string; winner: number }[]) ?? [];
+        const prev = done[done.length - 1];
+        if (prev) out.push(el("div", { class: "trick" }, el("b", {}, `Last trick (won by seat ${prev.winner}): `), cardRow(prev.cards, "trick-cards")));
+      }
       const pts = g.points as number[] | undefined;
       if (pts?.length) out.push(line("Card points", pts.join(" / ")));
       break;
     }
     case "sobeEDesce": {
-      if (g.trump) out.push(line("Trumps", String(g.trump)));
+      if (g.trump) out.push(line("Trumps", String(g.trump) + (g.turnedCard ? ` (turned: ${g.turnedCard})` : "")));
+      if ((g.chooser as number) >= 0) out.push(line("Chooser", `seat ${g.chooser}`));
+      const decisions = (g.decisions as { seat: number; plays: boolean; exchanged: number }[]) ?? [];
+      if (decisions.length) {
+        out.push(line("Decisions", decisions.map((d) =>
+          `seat ${d.seat}: ${d.plays ? (d.exchanged ? `plays, exchanged ${d.exchanged}` : "plays") : "passes"}`).join(" · ")));
+      }
       const tricks = (g.tricks as { leader: number; cards: string[] }[]) ?? [];
       const open = tricks[tricks.length - 1];
       if (open?.cards.length) out.push(el("div", { class: "trick" }, el("b", {}, `Trick (led by seat ${open.leader}): `), cardRow(open.cards.join(" "), "trick-cards")));
@@ -392,9 +482,15 @@ function centrePieces(kind: string | undefined, g: Record<string, unknown> | und
   return out;
 }
 
+// Doppelkopf's contract numbers (engines/doppelkopf/moves.py CONTRACT_NAMES)
+const DOPPELKOPF_CONTRACTS = ["normal game", "marriage", "diamond solo", "heart solo", "spade solo",
+  "club solo", "queen solo", "jack solo", "ace solo", "pure club solo", "pure spade solo",
+  "pure heart solo", "pure diamond solo"];
+
 // ---------------------------------------------------------------- routing
 
 function route(): void {
+  routed += 1;
   if (lobbyTimer !== undefined) window.clearInterval(lobbyTimer);
   lobbyTimer = undefined;
   streamAbort?.abort();
