@@ -46,6 +46,7 @@ RPC_TIMEOUT = 15.0
 STOP_GRACE = 30.0  # seconds a stopping worker waits for decisions in hand
 LIST_LIMIT = 500  # tables per lobby poll (the server's maximum)
 CRASH_COOLDOWN = 30.0  # seconds before re-claiming a seat whose player crashed
+LEAVE_SECONDS = 8.0  # how long a seat being given back tries while the server is away
 
 # Codes that mean "the server is (momentarily) not there": retry with backoff.
 TRANSIENT = frozenset(
@@ -58,8 +59,13 @@ TRANSIENT = frozenset(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
-# Codes after which a move is sent again as it was (the server recognises a repeat).
-RESUBMIT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# Codes after which a move is sent again as it was (the server recognises a repeat; a move
+# rate limit says "wait and resend").
+RESUBMIT = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
+     grpc.StatusCode.RESOURCE_EXHAUSTED}
+)
+REFUSALS_BEFORE_FALLBACK = 3  # refused moves after which a seat plays a legal move unsearched
 SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
 # Codes that mean the seat is no longer ours to play (table gone, token refused).
 SEAT_LOST = frozenset(
@@ -72,11 +78,18 @@ SEAT_LOST = frozenset(
 # Reconnect quickly after a server restart instead of grpc's default backoff (up to 2 min).
 # round_robin: with a target naming several servers (dns:///croupier-headless:50051 in
 # Kubernetes) calls spread over all of them, and a stream resumes on a live one.
+# Keepalive pings: a connection that died silently (a lost node, a balancer's idle timeout)
+# fails its streams within about 40 s instead of leaving a seat waiting forever on a stream
+# that will never speak (the server accepts pings this often: service.server).
+KEEPALIVE_MS = 30_000
 CHANNEL_OPTIONS = (
     ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.max_pings_without_data", 0),  # a stream may stay quiet for hours
 )
 
 
@@ -137,6 +150,7 @@ class SeatPlayer:
         version: int,
         stop: asyncio.Event,
         game: str = "",
+        search_slot: asyncio.Semaphore | None = None,
     ) -> None:
         self.stub = stub
         self.game = game
@@ -150,6 +164,9 @@ class SeatPlayer:
         self.last_seen = version  # highest event version received: where a stream resumes
         self.known = version  # highest version known from any answer: older views are stale
         self.decisions = 0
+        # one search at a time per process (shared by its seats): threads of one process share
+        # one core, so concurrent searches would each get a fraction of their time budget
+        self.search_slot = search_slot or asyncio.Semaphore(1)
         self.log = log.bind(table=table_id, seat=seat, bot_level=self.level)
 
     async def run(self) -> None:
@@ -223,11 +240,21 @@ class SeatPlayer:
     async def _act(self, view: croupier_pb2.TableView) -> None:
         """Move for as long as the freshest view says this seat is to act."""
         refusals = 0
+        again: str | None = None  # a decided move to send once more at the table's new version
+        thought = 0.0
         while not self.stop.is_set() and self._my_turn(view):
             started = time.perf_counter()
-            move = await self._choose(view)
-            thought = time.perf_counter() - started
-            metrics.DECISION_SECONDS.labels(self.level, self.game).observe(thought)
+            resending = again is not None
+            if again is not None:
+                move, again = again, None
+            elif refusals >= REFUSALS_BEFORE_FALLBACK:
+                # the server keeps refusing what this seat decides: a legal move as the server
+                # lists it, so the table never waits on this seat for good
+                move, thought = self.rng.choice(list(view.legal_moves)), 0.0
+            else:
+                move = await self._choose(view)
+                thought = time.perf_counter() - started
+                metrics.DECISION_SECONDS.labels(self.level, self.game).observe(thought)
             try:
                 answer = await self._submit(move, view.version)
             except grpc.aio.AioRpcError as error:
@@ -235,14 +262,21 @@ class SeatPlayer:
                 if code == grpc.StatusCode.ABORTED:
                     # Someone moved first (or our earlier submit went through): look again.
                     self.log.info("version_conflict", version=view.version, details=error.details())
-                    view = await self._get_view()
+                    fresh = await self._get_view()
+                    if (not resending and move in fresh.legal_moves
+                            and (self.seat in fresh.on_turn) == (self.seat in view.on_turn)):
+                        # another seat's out-of-turn move (a declined announcement, a call)
+                        # moved the table on while this seat thought: its move still stands,
+                        # so it is sent again rather than searched again (once)
+                        again = move
+                    view = fresh
                     continue
                 if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT):
                     refusals += 1
                     # neither the move nor the server's reason: either may show this seat's cards
                     self.log.warning("move_refused", version=view.version, code=code.name)
-                    if refusals >= 3:
-                        return  # wait for the next event rather than spin
+                    if refusals > REFUSALS_BEFORE_FALLBACK:
+                        return  # not even a listed move: wait for the next event, do not spin
                     view = await self._get_view()
                     continue
                 raise
@@ -287,10 +321,20 @@ class SeatPlayer:
         raise AssertionError("unreachable")
 
     async def _choose(self, view: croupier_pb2.TableView) -> str:
-        if getattr(self.policy, "cpu_bound", False):
-            # Keep the loop responsive (streams of other tables) while searching.
-            return await asyncio.to_thread(self.policy.choose, view, self.rng)
-        return self.policy.choose(view, self.rng)
+        """The policy's move; a legal move at random if the policy fails (a bug, or a worker
+        and a server of different versions), so that a table is never left waiting."""
+        try:
+            if getattr(self.policy, "cpu_bound", False):
+                # Keep the loop responsive (streams of other tables) while searching.
+                async with self.search_slot:
+                    return await asyncio.to_thread(self.policy.choose, view, self.rng)
+            return self.policy.choose(view, self.rng)
+        except Exception as error:  # noqa: BLE001 - any failure of the policy, by design
+            frames = traceback.extract_tb(error.__traceback__)
+            # where, not the message: it might quote this seat's cards
+            self.log.error("decision_failed", error=type(error).__name__,
+                           where=[f"{f.filename}:{f.lineno} in {f.name}" for f in frames[-6:]])
+            return self.rng.choice(list(view.legal_moves))
 
     def _my_turn(self, view: croupier_pb2.TableView) -> bool:
         return (
@@ -310,20 +354,36 @@ class SeatPlayer:
             metadata=self.metadata,
             timeout=RPC_TIMEOUT,
         )
+        if view.version < self.known:
+            # the table went back (a store restored from a backup, a Redis failover losing its
+            # last writes): what this seat saw after it never happened; go on from here
+            self.log.warning("table_went_back", version=view.version, known=self.known)
+            self.known = view.version
+            self.last_seen = min(self.last_seen, view.version)
         self.known = max(self.known, view.version)
         return view
 
     async def _leave(self) -> None:
-        """Give the seat back so another worker can finish the table."""
-        try:
-            await self.stub.LeaveTable(
-                croupier_pb2.LeaveTableRequest(table_id=self.table_id),
-                metadata=self.metadata,
-                timeout=5.0,
-            )
-            self.log.info("seat_left", last_version=self.last_seen)
-        except grpc.aio.AioRpcError as error:
-            self.log.warning("leave_failed", code=_code(error).name, details=error.details())
+        """Give the seat back so another worker can finish the table (tried again while the
+        server is momentarily away: the token lives only in this process)."""
+        backoff = Backoff()
+        deadline = time.monotonic() + LEAVE_SECONDS
+        while True:
+            try:
+                await self.stub.LeaveTable(
+                    croupier_pb2.LeaveTableRequest(table_id=self.table_id),
+                    metadata=self.metadata,
+                    timeout=5.0,
+                )
+                self.log.info("seat_left", last_version=self.last_seen)
+                return
+            except grpc.aio.AioRpcError as error:
+                code = _code(error)
+                pause = backoff.next()
+                if code not in RESUBMIT or time.monotonic() + pause > deadline:
+                    self.log.warning("leave_failed", code=code.name, details=error.details())
+                    return
+            await asyncio.sleep(pause)
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
@@ -340,6 +400,7 @@ class Worker:
         self.stop = asyncio.Event()
         self.players: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.cooldown: dict[tuple[str, int], float] = {}
+        self.search_slot = asyncio.Semaphore(1)  # this process's seats search one at a time
         self.log = log
 
     def request_stop(self, reason: str = "") -> None:
@@ -446,7 +507,7 @@ class Worker:
         key = (table.table_id, got)
         player = SeatPlayer(
             stub, table.table_id, got, joined.token, level, joined.table.version, self.stop,
-            game=table.game,
+            game=table.game, search_slot=self.search_slot,
         )
         task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
         self.players[key] = task

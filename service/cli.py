@@ -292,7 +292,10 @@ def _run(args: argparse.Namespace) -> int:
             args.web_listen,
             "--cors-origins",
             args.cors_origins,
-        ]
+        ],
+        # a session of its own: Ctrl-C at the terminal reaches only this process, which stops
+        # the children in order (bots first, so they give their seats back to a live server)
+        start_new_session=True,
     )
     code = 0
     try:
@@ -309,7 +312,8 @@ def _run(args: argparse.Namespace) -> int:
                 str(args.workers),
                 "--log-level",
                 args.log_level,
-            ]
+            ],
+            start_new_session=True,
         )
         game_hint = "croupier play dou_dizhu"
         if args.listen != DEFAULT_LISTEN:

@@ -591,6 +591,17 @@ class Server:
         await self.store.close()
 
 
+# Clients may ping to keep long quiet streams (a table waiting for a person) alive and to find
+# dead connections (bot workers ping every 30 s): accepted down to every 4 s, with or without
+# calls in flight, where gRPC's default closes a quiet connection (too_many_pings) that pings
+# more often than every 5 minutes. (The first argument is gRPC core's
+# GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, whose string lacks the "recv".)
+KEEPALIVE_POLICY = (
+    ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+)
+
+
 async def start(
     listen: str = "127.0.0.1:50051",
     store_url: str = "sqlite:./var/croupier.db",
@@ -614,6 +625,7 @@ async def start(
         options=[
             ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.so_reuseport", 0),
+            *KEEPALIVE_POLICY,
         ],
     )
     # on Redis the limits count in Redis, once for every replica on the store

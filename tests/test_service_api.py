@@ -6,6 +6,7 @@ server's SQLite file), so secrecy is checked against the engine's own views.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -465,3 +466,37 @@ def test_two_servers_on_one_file_share_tables_safely(server: ServerProcess) -> N
         a.close()
         b.close()
         twin.stop()
+
+
+def test_a_quiet_stream_survives_its_clients_keepalive_pings(
+    server: ServerProcess, client: Client
+) -> None:
+    """A table waiting for people sends nothing for minutes; a client that pings to find dead
+    connections (as the bot workers do, every 30 s) must not be cut off for pinging. Here it
+    pings every 5 s (the server accepts one every 4 s) through a quiet spell of 30 s (gRPC's own
+    default closes the connection within it: too_many_pings), and the stream then delivers
+    the next event."""
+    table = client.create()
+    tid = table.table_id
+
+    async def go() -> pb.TableEvent:
+        options = [("grpc.keepalive_time_ms", 5_000), ("grpc.keepalive_timeout_ms", 5_000),
+                   ("grpc.http2.max_pings_without_data", 0),
+                   ("grpc.keepalive_permit_without_calls", 1),
+                   # only keepalive pings, evenly spaced: gRPC's flow-control probes come in
+                   # bursts of their own whenever data arrives
+                   ("grpc.http2.bdp_probe", 0)]
+        async with grpc.aio.insecure_channel(server.address, options=options) as channel:
+            from croupier.v1 import croupier_pb2_grpc as pb_grpc
+
+            call = pb_grpc.CroupierStub(channel).StreamTable(
+                pb.StreamTableRequest(table_id=tid, from_version=table.version))
+            await asyncio.sleep(30)  # nothing happens at the table meanwhile
+            await asyncio.to_thread(client.join, tid, "late")
+            event = await asyncio.wait_for(call.read(), 30)
+            call.cancel()
+            assert isinstance(event, pb.TableEvent)
+            return event
+
+    event = asyncio.run(go())
+    assert event.kind == pb.EVENT_KIND_JOINED and event.version == table.version + 1

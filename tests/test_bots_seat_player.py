@@ -1,0 +1,227 @@
+"""A bot seat's decisions against a scripted server: the races and failures a real server
+cannot be made to produce on cue (another seat's out-of-turn move landing during a search, a
+table that goes back, a policy that fails, refusals, a server away while the seat is given
+back). Everything the worker does end to end is in test_bots_worker.py; here the stub answers
+exactly as the real servicer would in each case, and records what the seat sent."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+
+from bots.worker import REFUSALS_BEFORE_FALLBACK, SeatPlayer
+
+SEAT = 1
+
+
+def view(version: int, legal: list[str], on_turn: bool = True,
+         to_act: list[int] | None = None) -> pb.TableView:
+    return pb.TableView(version=version, seat=SEAT, legal_moves=legal,
+                        to_act=[SEAT] if to_act is None else to_act,
+                        on_turn=[SEAT] if on_turn else [0])
+
+
+def refusal(code: grpc.StatusCode, details: str = "") -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+
+
+class ScriptedStub:
+    """SubmitMove answers from `submits` (an exception to raise, or None: accept the move and
+    answer the view after it); GetView answers the current view."""
+
+    def __init__(self, current: pb.TableView,
+                 submits: list[grpc.aio.AioRpcError | None] | None = None,
+                 after: Callable[[str, int], pb.TableView] | None = None) -> None:
+        self.current = current
+        self.submits = list(submits or [])
+        self.sent: list[tuple[str, int]] = []
+        self.after = after or (lambda move, version: view(version + 1, [], to_act=[]))
+        self.leaves: list[grpc.aio.AioRpcError | None] = []
+        self.left = 0
+
+    async def SubmitMove(self, request: pb.SubmitMoveRequest, **_: Any) -> pb.SubmitMoveResponse:
+        self.sent.append((request.move, request.expected_version))
+        outcome = self.submits.pop(0) if self.submits else None
+        if outcome is not None:
+            raise outcome
+        self.current = self.after(request.move, request.expected_version)
+        return pb.SubmitMoveResponse(version=self.current.version, move=request.move,
+                                     public_move=request.move, view=self.current)
+
+    async def GetView(self, request: pb.GetViewRequest, **_: Any) -> pb.TableView:
+        return self.current
+
+    async def LeaveTable(self, request: pb.LeaveTableRequest, **_: Any) -> pb.LeaveTableResponse:
+        outcome = self.leaves.pop(0) if self.leaves else None
+        if outcome is not None:
+            raise outcome
+        self.left += 1
+        return pb.LeaveTableResponse()
+
+
+class CountingPolicy:
+    """Answers `moves` in turn (or raises `fail`), counting its decisions."""
+
+    name = "scripted"
+    cpu_bound = False
+
+    def __init__(self, moves: list[str] | None = None, fail: Exception | None = None) -> None:
+        self.moves = list(moves or [])
+        self.fail = fail
+        self.calls = 0
+
+    def choose(self, v: pb.TableView, rng: random.Random) -> str:
+        self.calls += 1
+        if self.fail is not None:
+            raise self.fail
+        return self.moves.pop(0) if self.moves else v.legal_moves[0]
+
+
+def player(stub: ScriptedStub, policy: Any, version: int = 5) -> SeatPlayer:
+    p = SeatPlayer(stub, "t1", SEAT, "token", "random", version, asyncio.Event())  # type: ignore[arg-type]
+    p.policy = policy
+    return p
+
+
+def test_a_move_overtaken_by_an_out_of_turn_move_is_sent_again_not_searched_again() -> None:
+    # while the seat thought, another seat declined an announcement: version 5 -> 6, the
+    # seat still on turn with the same card legal
+    stub = ScriptedStub(view(6, ["Ac", "Kc"]), submits=[refusal(grpc.StatusCode.ABORTED)])
+    policy = CountingPolicy(["Kc"])
+    asyncio.run(player(stub, policy)._act(view(5, ["Ac", "Kc"])))
+    assert stub.sent == [("Kc", 5), ("Kc", 6)]
+    assert policy.calls == 1
+
+
+def test_a_move_no_longer_fitting_the_table_is_searched_again() -> None:
+    # the other seat's move took the card's place (no longer legal): decide anew
+    stub = ScriptedStub(view(6, ["Ac"]), submits=[refusal(grpc.StatusCode.ABORTED)])
+    policy = CountingPolicy(["Kc", "Ac"])
+    asyncio.run(player(stub, policy)._act(view(5, ["Ac", "Kc"])))
+    assert stub.sent == [("Kc", 5), ("Ac", 6)] and policy.calls == 2
+    # the seat's turn changed meanwhile (an optional move became its turn): decide anew
+    stub = ScriptedStub(view(6, ["pass", "re"], on_turn=True),
+                        submits=[refusal(grpc.StatusCode.ABORTED)])
+    policy = CountingPolicy(["pass", "re"])
+    asyncio.run(player(stub, policy)._act(view(5, ["pass", "re"], on_turn=False)))
+    assert stub.sent == [("pass", 5), ("re", 6)] and policy.calls == 2
+
+
+def test_a_resent_move_overtaken_again_is_decided_anew() -> None:
+    stub = ScriptedStub(view(6, ["Ac", "Kc"]), submits=[refusal(grpc.StatusCode.ABORTED)] * 2)
+    policy = CountingPolicy(["Kc", "Ac"])
+
+    def moved_on(move: str, version: int) -> pb.TableView:
+        return view(version + 1, [], to_act=[])
+
+    stub.after = moved_on
+    p = player(stub, policy)
+
+    async def go() -> None:
+        original = stub.GetView
+
+        async def get_view(request: pb.GetViewRequest, **kw: Any) -> pb.TableView:
+            stub.current = view(stub.current.version + (1 if stub.sent else 0), ["Ac", "Kc"])
+            return await original(request, **kw)
+
+        stub.GetView = get_view  # type: ignore[method-assign]
+        await p._act(view(5, ["Ac", "Kc"]))
+
+    asyncio.run(go())
+    assert [m for m, _ in stub.sent] == ["Kc", "Kc", "Ac"] and policy.calls == 2
+
+
+def test_a_failing_policy_still_moves_legally() -> None:
+    stub = ScriptedStub(view(5, ["3", "pass"]))
+    policy = CountingPolicy(fail=RuntimeError("a bug quoting cards 3 3 4"))
+    asyncio.run(player(stub, policy)._act(view(5, ["3", "pass"])))
+    assert len(stub.sent) == 1 and stub.sent[0][0] in ("3", "pass")
+
+
+def test_refused_decisions_fall_back_on_a_listed_move() -> None:
+    refused = [refusal(grpc.StatusCode.FAILED_PRECONDITION)] * REFUSALS_BEFORE_FALLBACK
+    stub = ScriptedStub(view(5, ["ok"]), submits=list(refused))
+    policy = CountingPolicy(["bad"] * 10)
+    asyncio.run(player(stub, policy)._act(view(5, ["ok"])))
+    assert [m for m, _ in stub.sent] == ["bad"] * REFUSALS_BEFORE_FALLBACK + ["ok"]
+    assert policy.calls == REFUSALS_BEFORE_FALLBACK
+    # and a table that refuses even its own listed moves is left alone, not spun on
+    stub = ScriptedStub(view(5, ["ok"]),
+                        submits=[refusal(grpc.StatusCode.FAILED_PRECONDITION)] * 20)
+    asyncio.run(player(stub, CountingPolicy(["bad"] * 10))._act(view(5, ["ok"])))
+    assert len(stub.sent) == REFUSALS_BEFORE_FALLBACK + 1
+
+
+def test_a_table_that_went_back_is_played_from_where_it_is() -> None:
+    # the seat knew version 9; the store lost its last writes and the table is at 7
+    stub = ScriptedStub(view(7, ["Ac"]))
+    p = player(stub, CountingPolicy(), version=9)
+    p.last_seen = 9
+
+    async def go() -> None:
+        fresh = await p._get_view()
+        assert p.known == 7 and p.last_seen == 7
+        await p._act(fresh)
+
+    asyncio.run(go())
+    assert stub.sent == [("Ac", 7)]
+
+
+def test_giving_the_seat_back_outlasts_a_short_outage() -> None:
+    stub = ScriptedStub(view(5, []))
+    stub.leaves = [refusal(grpc.StatusCode.UNAVAILABLE)] * 2
+    asyncio.run(player(stub, CountingPolicy())._leave())
+    assert stub.left == 1
+    stub = ScriptedStub(view(5, []))
+    stub.leaves = [refusal(grpc.StatusCode.PERMISSION_DENIED)]
+    asyncio.run(player(stub, CountingPolicy())._leave())  # not ours any more: no retry
+    assert stub.left == 0 and not stub.leaves
+
+
+class SlowSearch(CountingPolicy):
+    """A CPU-bound policy that records how many of its searches overlap."""
+
+    cpu_bound = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+        self.running = 0
+        self.most = 0
+
+    def choose(self, v: pb.TableView, rng: random.Random) -> str:
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.05)  # stands for a search's CPU time
+        with self.lock:
+            self.running -= 1
+        return super().choose(v, rng)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_seats_of_one_process_search_one_at_a_time(shared: bool) -> None:
+    policy = SlowSearch()
+
+    async def go() -> None:
+        slot = asyncio.Semaphore(1)
+        players = []
+        for i in range(4):
+            p = SeatPlayer(ScriptedStub(view(5, ["Ac"])), f"t{i}", SEAT, "token", "hard", 5,  # type: ignore[arg-type]
+                           asyncio.Event(), search_slot=slot if shared else None)
+            p.policy = policy
+            players.append(p)
+        await asyncio.gather(*(p._act(view(5, ["Ac"])) for p in players))
+
+    asyncio.run(go())
+    assert policy.calls == 4
+    # one slot for the process: never two searches at once (each its own slot: they overlap)
+    assert (policy.most == 1) if shared else (policy.most > 1)
