@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +129,35 @@ def test_a_levels_own_game_options_are_part_of_its_print(monkeypatch: pytest.Mon
     # rows measured before the level had its own options do not count as this level's
     assert level_print("sobe_e_desce", "hard", "medium") != before
     assert "{'hard': {'prior': 1.0}}" not in level_print("sobe_e_desce", "medium", "easy")
+
+
+def test_the_bistro_benchmarks_blind_twin_decides_without_the_uncut_deck(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import random
+
+    from bench.bistro_knowledge import register
+    from bots.levels import LEVELS, Level
+
+    game = get_game("doppelkopf")
+    rng = random.Random(3)
+    s = game.new_game(4, {"bistro": True, "deals": 2}, "blind")
+    while s.deal_number == 0:
+        seat = rng.choice(sorted(game.to_act(s)))
+        s = game.apply(s, seat, rng.choice(list(game.legal_moves(s, seat))))
+    seat = sorted(game.to_act(s))[0]
+    v = game.view(s, seat)
+    assert v.uncut_deck
+    seen: list[str] = []
+
+    def record(self: Level, g: object, view: Any, st: int, r: random.Random) -> None:
+        seen.append(view.uncut_deck)
+
+    monkeypatch.setattr(Level, "choose", record)
+    name = register("easy")
+    try:
+        LEVELS[name].choose(game, v, seat, rng)
+        LEVELS["easy"].choose(game, v, seat, rng)
+    finally:
+        del LEVELS[name]
+    assert seen == ["", v.uncut_deck] and v.uncut_deck  # the caller's view is left whole
