@@ -3,6 +3,8 @@ plaintext or TLS (optionally with a client certificate), and an API key on every
 
 from __future__ import annotations
 
+import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,17 @@ class ApiKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInt
 
     async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
         return await continuation(self._with_key(details), request)
+
+
+def add_tls_flags(parser: argparse.ArgumentParser) -> None:
+    """--tls-ca (env CROUPIER_TLS_CA), --tls-cert and --tls-key of the client commands; check
+    them with `check_tls_files` before connecting."""
+    parser.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
+                        help="connect with TLS, trusting this CA certificate (PEM) "
+                        "(env CROUPIER_TLS_CA)")
+    parser.add_argument("--tls-cert", default="",
+                        help="client certificate (PEM; with --tls-key) for servers that want one")
+    parser.add_argument("--tls-key", default="", help="the client certificate's private key")
 
 
 def check_tls_files(tls_ca: str, tls_cert: str, tls_key: str) -> str | None:

@@ -24,7 +24,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from bots.channel import check_tls_files, credentials
+from bots.channel import add_tls_flags, check_tls_files, credentials
 from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
@@ -401,12 +401,7 @@ def _server_flag(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
         help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
     )
-    parser.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
-                        help="connect with TLS, trusting this CA certificate (PEM) "
-                        "(env CROUPIER_TLS_CA)")
-    parser.add_argument("--tls-cert", default="",
-                        help="client certificate (PEM; with --tls-key) for servers that want one")
-    parser.add_argument("--tls-key", default="", help="the client certificate's private key")
+    add_tls_flags(parser)
 
 
 def play_main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from bots.channel import check_tls_files, open_channel
+from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.tournament import report
 from bots.tournament.play import Runner, TournamentError, deals_left
@@ -60,12 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
                    help="API key with the 'tables' role, for servers run with --api-keys "
                    "(env CROUPIER_API_KEY)")
-    p.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
-                   help="connect with TLS, trusting this CA certificate (PEM) "
-                   "(env CROUPIER_TLS_CA)")
-    p.add_argument("--tls-cert", default="",
-                   help="client certificate (PEM; with --tls-key) for servers that want one")
-    p.add_argument("--tls-key", default="", help="the client certificate's private key")
+    add_tls_flags(p)
     return p
 
 
