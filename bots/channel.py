@@ -65,8 +65,8 @@ def open_channel(
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.aio.Channel:
     """TLS when a CA is given (trusting it for the server's certificate; with `tls_cert` and
-    `tls_key`, presenting that client certificate), else plaintext. Unreadable files raise
-    OSError here, before any call."""
+    `tls_key`, presenting that client certificate), else plaintext. Missing or unreadable
+    files raise ValueError here, before any call."""
     interceptors = [ApiKey(api_key)] if api_key else None
     if not tls_ca:
         return grpc.aio.insecure_channel(server, options=options, interceptors=interceptors)
