@@ -20,6 +20,7 @@ import functools
 import multiprocessing
 import os
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -67,6 +68,7 @@ RESUBMIT = frozenset(
 )
 REFUSALS_BEFORE_FALLBACK = 3  # refused moves after which a seat plays a legal move unsearched
 SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
+CLAIM_ATTEMPTS = 4  # a JoinTable whose reply was lost, asked again with the same token
 # Codes that mean the seat is no longer ours to play (table gone, token refused).
 SEAT_LOST = frozenset(
     {
@@ -486,20 +488,41 @@ class Worker:
     ) -> bool:
         level = next((s.bot_level for s in table.seats if s.seat == seat), "") or DEFAULT_LEVEL
         name = self.settings.name or f"{level} bot"
-        try:
-            joined = await stub.JoinTable(
-                croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, name=name, bot=True),
-                timeout=RPC_TIMEOUT,
-                metadata=(("x-api-key", self.settings.api_key),) if self.settings.api_key else None,
-            )
-        except grpc.aio.AioRpcError as error:
-            # Usually another worker won the race: skip the seat for a while.
-            self.cooldown[(table.table_id, seat)] = time.monotonic() + max(self.settings.poll, 1.0)
-            self.log.debug(
-                "claim_refused", table=table.table_id, seat=seat, code=_code(error).name,
-                details=error.details(),
-            )
-            return False
+        # The worker makes the seat token itself, so that a claim whose reply was lost (the
+        # server took the seat, then the connection dropped) can be asked again and gets the
+        # same seat back rather than leaving it held by a token nobody has.
+        token = secrets.token_urlsafe(24)
+        request = croupier_pb2.JoinTableRequest(
+            table_id=table.table_id, seat=seat, name=name, bot=True, token=token
+        )
+        metadata = (("x-api-key", self.settings.api_key),) if self.settings.api_key else None
+        backoff = Backoff()
+        for attempt in range(1, CLAIM_ATTEMPTS + 1):
+            try:
+                joined = await stub.JoinTable(request, timeout=RPC_TIMEOUT, metadata=metadata)
+                break
+            except grpc.aio.AioRpcError as error:
+                code = _code(error)
+                if code in RESUBMIT and attempt < CLAIM_ATTEMPTS and not self.stop.is_set():
+                    self.log.info("claim_retried", table=table.table_id, seat=seat,
+                                  code=code.name, attempt=attempt)
+                    await asyncio.sleep(backoff.next())
+                    continue
+                # Usually another worker won the race: skip the seat for a while.
+                self.cooldown[(table.table_id, seat)] = (
+                    time.monotonic() + max(self.settings.poll, 1.0)
+                )
+                self.log.debug(
+                    "claim_refused", table=table.table_id, seat=seat, code=code.name,
+                    details=error.details(),
+                )
+                if code in RESUBMIT:  # the seat may be ours after all: give it back
+                    with contextlib.suppress(grpc.aio.AioRpcError):
+                        await stub.LeaveTable(
+                            croupier_pb2.LeaveTableRequest(table_id=table.table_id),
+                            timeout=RPC_TIMEOUT, metadata=(("authorization", f"Bearer {token}"),),
+                        )
+                return False
         got = joined.seat
         level = (
             next((s.bot_level for s in joined.table.seats if s.seat == got), "") or level

@@ -269,7 +269,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             self.keys.require(api_key(context), "bots", "Taking bot seats", certified(context))
         seat = request.seat if request.HasField("seat") else None
         seat, token, record = await self.tables.join(
-            request.table_id, seat, request.name, request.bot
+            request.table_id, seat, request.name, request.bot, request.token
         )
         f.update(seat=seat, version=record.version)
         table = views.table_summary(self.tables.game(record.game), record)

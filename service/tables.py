@@ -16,6 +16,7 @@ import hmac
 import json
 import math
 import random
+import re
 import secrets
 import time
 import weakref
@@ -45,6 +46,8 @@ MAX_NAME_CHARS = 64
 MAX_BOT_LEVEL_CHARS = 32
 MAX_OPTIONS_JSON_CHARS = 4096
 MAX_MOVE_CHARS = 256
+# A seat token chosen by the client (JoinTable): URL-safe base64 of at least 16 random bytes.
+CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{22,128}")
 MAX_LIST_LIMIT = 500
 # timed tables one server's timer round looks at (each only reads a record; far beyond what
 # one process plays at once)
@@ -214,12 +217,8 @@ class Tables:
                     "send the seat token of a seat you hold",
                 )
             return None
-        digest = hash_token(token)
-        found = None
-        for i, seat in enumerate(record.seats):
-            # compare against every seat so the time taken says nothing about which matched
-            if seat.occupied and hmac.compare_digest(digest, seat.token_hash):
-                found = i
+        # every seat is compared, so the time taken says nothing about which matched
+        found = Tables._held_by(record, token)
         if found is None:
             raise TableError(
                 Code.PERMISSION_DENIED,
@@ -227,6 +226,23 @@ class Tables:
                 "was given up)",
             )
         return found
+
+    @staticmethod
+    def _held_by(record: TableRecord, token: str) -> int | None:
+        """The occupied seat whose token is `token`, comparing every seat in constant time."""
+        digest = hash_token(token)
+        found = None
+        for i, seat in enumerate(record.seats):
+            if seat.occupied and hmac.compare_digest(digest, seat.token_hash):
+                found = i
+        return found
+
+    @staticmethod
+    def _odd_characters(token: str) -> str:
+        """Says whether a refused token holds characters outside the alphabet, without
+        quoting any of them."""
+        odd = sum(1 for ch in token if not (ch.isascii() and (ch.isalnum() or ch in "-_")))
+        return f", {odd} of them outside that alphabet" if odd else ""
 
     @staticmethod
     def require_seat(record: TableRecord, token: str | None) -> int:
@@ -405,8 +421,10 @@ class Tables:
 
     # --- seats --------------------------------------------------------------------------
     async def join(
-        self, table_id: str, seat: int | None, name: str, bot: bool
+        self, table_id: str, seat: int | None, name: str, bot: bool, token: str = ""
     ) -> tuple[int, str, TableRecord]:
+        """Takes a free seat. With a client's own `token` the call is idempotent: sent again
+        (its reply lost), it returns the seat that token already holds, table unchanged."""
         name = name.strip()
         if len(name) > MAX_NAME_CHARS:
             raise TableError(
@@ -414,8 +432,25 @@ class Tables:
             )
         if any(not ch.isprintable() for ch in name):
             raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters")
+        if token and not CLIENT_TOKEN.fullmatch(token):
+            # never quote the token: it is a secret, even a malformed one
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"a token of your own must be 22 to 128 characters of A-Z, a-z, 0-9, '-' and "
+                f"'_' (this one has {len(token)} characters{self._odd_characters(token)})",
+            )
         async with self.lock(table_id):
             record = await self.get(table_id)
+            held = self._held_by(record, token) if token else None
+            if held is not None:
+                if (seat is not None and seat != held) or record.seats[held].is_bot != bot:
+                    raise TableError(
+                        Code.FAILED_PRECONDITION,
+                        f"this token already holds seat {held} at table {table_id} (as "
+                        f"{'a bot' if record.seats[held].is_bot else 'a person'}); join with "
+                        "another token for another seat",
+                    )
+                return held, token, record
             if record.status == Status.FINISHED:
                 raise TableError(
                     Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
@@ -465,7 +500,7 @@ class Tables:
                         Code.FAILED_PRECONDITION,
                         f"seat {seat} is reserved for a bot ({target.bot_level})",
                     )
-            token = secrets.token_urlsafe(24)
+            token = token or secrets.token_urlsafe(24)
             old = record.seats[seat]
             taken = Seat(
                 kind=old.kind,

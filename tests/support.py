@@ -161,8 +161,9 @@ class Client:
     def create(self, game: str = "dou_dizhu", **kw: Any) -> pb.Table:
         return self.stub.CreateTable(pb.CreateTableRequest(game=game, **kw), timeout=10)
 
-    def join(self, table_id: str, name: str = "", seat: int | None = None, bot: bool = False) -> int:
-        req = pb.JoinTableRequest(table_id=table_id, name=name, bot=bot)
+    def join(self, table_id: str, name: str = "", seat: int | None = None, bot: bool = False,
+             token: str = "") -> int:
+        req = pb.JoinTableRequest(table_id=table_id, name=name, bot=bot, token=token)
         if seat is not None:
             req.seat = seat
         reply = self.stub.JoinTable(req, timeout=10)

@@ -8,6 +8,7 @@ byte for byte in the server's SQLite file before and after).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import sqlite3
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 from bots.levels import LEVELS
 from engines.registry import GAMES
+from service.tables import CLIENT_TOKEN
 from tests.support import Client, ServerProcess, bearer
 
 C = grpc.StatusCode
@@ -59,6 +61,9 @@ class World:
         joined = Client(server.address)
         self.waiting_seat = joined.join(self.waiting, name="w")
         self.tokens = list(client.tokens.values()) + list(joined.tokens.values())
+        self.held = {t: self.playing for t in client.tokens.values()} | {
+            t: self.waiting for t in joined.tokens.values()}
+        self.sent_tokens: set[str] = set()  # own tokens sent to JoinTable by the fuzzer
         joined.close()
 
     def snapshot(self) -> dict[str, dict[str, object]]:
@@ -89,6 +94,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     assert not [e for e in events if isinstance(e, dict) and e.get("event") == "rpc_internal_error"], log[-3000:]
     assert not [line for line in log.splitlines() if line.startswith("Traceback")], log[-3000:]
     assert all(t not in log for t in made.tokens), "a seat token in the server log"
+    assert all(t not in log for t in made.sent_tokens), "an own token in the server log"
 
 
 # --- strategies ------------------------------------------------------------------------
@@ -196,24 +202,48 @@ def test_fuzz_create_table(world: World) -> None:
 
 
 def test_fuzz_join_table(world: World) -> None:
+    # (token, whether it must never show): a string of the random-bytes branch is not drawn
+    # anywhere else, where a text branch's may also be drawn as a table id or a name (and
+    # then rightly quoted as such)
+    own = st.one_of(
+        st.just(("", False)),
+        st.sampled_from(world.tokens).map(lambda t: (t, False)),  # holds a seat: a retry
+        st.binary(min_size=16, max_size=32).map(
+            lambda b: (base64.urlsafe_b64encode(b).decode().rstrip("="), len(set(b)) >= 8)),
+        st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=22,
+                max_size=40).map(lambda t: (t, False)),
+        texts.map(lambda t: (t, False)),
+    )
+
     @FUZZ
-    @given(table_id=table_ids(world), seat=st.none() | ints32, name=texts, bot=st.booleans())
-    def run(table_id, seat, name, bot) -> None:
-        req = pb.JoinTableRequest(table_id=table_id, name=name, bot=bot)
+    @given(table_id=table_ids(world), seat=st.none() | ints32, name=texts, bot=st.booleans(),
+           own_token=own)
+    def run(table_id, seat, name, bot, own_token) -> None:
+        token, secret = own_token
+        req = pb.JoinTableRequest(table_id=table_id, name=name, bot=bot, token=token)
         if seat is not None:
             req.seat = seat
+        if secret:
+            world.sent_tokens.add(token)
         before = world.snapshot()
         code, details, reply = call(world.client.stub.JoinTable, req)
+        joined = cast(pb.JoinTableResponse, reply)  # what JoinTable answers (grpc: untyped)
+        if code == C.OK and world.held.get(token) == table_id:  # a retry: its seat, no change
+            assert joined.token == token and world.snapshot() == before
+            return
         # the playing table is full and the waiting one's free seats are human: a bot, a
         # bad seat or an over-long name is refused there too
         if code == C.OK:  # a free human seat of the waiting table: give it back
             assert table_id == world.waiting and not bot
-            joined = cast(pb.JoinTableResponse, reply)  # what JoinTable answers (grpc: untyped)
+            assert joined.token == token or not token
             world.client.stub.LeaveTable(pb.LeaveTableRequest(table_id=table_id),
                                          metadata=bearer(joined.token), timeout=10)
             return
         refused_without_change(world, before, code, details, f"JoinTable({req})")
-        if len(name.strip()) <= 64 and not any(not c.isprintable() for c in name.strip()):
+        if secret:
+            assert token not in details
+        if (len(name.strip()) <= 64 and not any(not c.isprintable() for c in name.strip())
+                and (not token or CLIENT_TOKEN.fullmatch(token)) and token not in world.tokens):
             expected = id_code(world, table_id)
             if expected is not None:
                 assert code == expected, (code, details)

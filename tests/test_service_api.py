@@ -144,6 +144,17 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
         ("seat taken", lambda: client.join(tid, seat=0), C.FAILED_PRECONDITION, "taken"),
         ("table full", lambda: client.join(tid), C.FAILED_PRECONDITION, "no free seat"),
         ("no such seat", lambda: client.join(tid, seat=9), C.INVALID_ARGUMENT, "seat 9"),
+        ("short own token", lambda: client.join(waiting, token="s3cret"), C.INVALID_ARGUMENT,
+         "22 to 128 characters"),
+        ("own token outside the alphabet",
+         lambda: client.join(waiting, token="s3cret/" * 4 + "\x1b"), C.INVALID_ARGUMENT,
+         "5 of them outside"),
+        ("a held token asked for another seat", lambda: client.join(tid, seat=(acting + 1) % 3,
+                                                                    token=tokens[acting]),
+         C.FAILED_PRECONDITION, f"already holds seat {acting}"),
+        ("a person's token asking as a bot",
+         lambda: client.join(tid, token=tokens[acting], bot=True), C.FAILED_PRECONDITION,
+         "as a person"),
         ("bot seat for people", lambda: client.join(tid, bot=True), C.FAILED_PRECONDITION,
          "no free seat"),
         ("too many tables", lambda: stub.ListTables(pb.ListTablesRequest(limit=100_000)),
@@ -172,6 +183,7 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
         assert code == want, f"{what}: got {code} {msg!r}"
         assert words.lower() in msg.lower(), f"{what}: {msg!r}"
         assert all(t not in msg for t in tokens.values()), what
+        assert "s3cret" not in msg, what
         assert stored_table(server.db, tid) == (version, state_bytes), what
     # and the table still plays on from where it was
     mine = client.view(tid, acting)
@@ -310,6 +322,37 @@ def test_a_submit_move_retried_after_a_lost_reply_is_told_it_landed(
     assert client.view(tid).version == view.version + 1
     code, message = rpc_code(client.move, tid, seat, other, view.version)
     assert code == C.ABORTED and "version" in message
+
+
+def test_a_join_table_retried_with_its_own_token_gets_the_same_seat(
+    server: ServerProcess, client: Client
+) -> None:
+    """A JoinTable whose reply was lost, sent again with the caller's own token, gets back
+    the seat it took, table unchanged; the token works as the server's would."""
+    tid = client.create().table_id
+    mine = "own-Token_" + "x" * 14
+    request = pb.JoinTableRequest(table_id=tid, name="ann", token=mine)
+    first = client.stub.JoinTable(request, timeout=10)
+    version = stored_table(server.db, tid)
+    again = client.stub.JoinTable(request, timeout=10)
+    assert (again.seat, again.token) == (first.seat, first.token) == (0, mine)
+    assert again.table == first.table
+    assert stored_table(server.db, tid) == version  # nothing written by the retry
+    assert client.stub.JoinTable(pb.JoinTableRequest(table_id=tid, name="ann", seat=0,
+                                                     token=mine), timeout=10).seat == 0
+    client.tokens[0] = mine
+    assert client.view(tid, 0).seat == 0  # the own token authenticates like any other
+    # another caller with another own token takes another seat; the server still makes
+    # tokens for those who send none
+    assert client.join(tid, name="bob", token="B" * 22) == 1
+    assert client.join(tid, name="cy") == 2 and len(client.tokens[2]) >= 22
+    assert client.view(tid).table.status == pb.TABLE_STATUS_PLAYING
+    # the same token at another table is another seat there
+    other = client.create().table_id
+    assert client.stub.JoinTable(pb.JoinTableRequest(table_id=other, token=mine),
+                                 timeout=10).seat == 0
+    log = server.db.with_suffix(".log").read_text()
+    assert mine not in log and "B" * 22 not in log
 
 
 def test_bots_fill_empty_seats_after_the_delay(client: Client) -> None:

@@ -214,10 +214,28 @@ function buildCreateForm(form: HTMLFormElement, status: HTMLElement): void {
   );
 }
 
+// A seat token of our own making: a join whose reply was lost is sent again with it and
+// gets back the seat it took, never a second one (see docs/api.md).
+function newToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
 async function joinTable(tableId: string): Promise<void> {
   const status = document.getElementById("status") ?? app;
+  const request = { tableId, name: playerName(), token: newToken() };
   try {
-    const reply = await api.joinTable({ tableId, name: playerName() });
+    let reply;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        reply = await api.joinTable(request);
+        break;
+      } catch (err) {
+        // unavailable or deadline exceeded: the seat may be ours already; ask again
+        if (!(err instanceof ConnectError && [4, 14].includes(err.code)) || attempt >= 3) throw err;
+        await new Promise((r) => setTimeout(r, 500 * attempt * (0.5 + Math.random() / 2)));
+      }
+    }
     sessionStorage.setItem(`croupier.seat.${tableId}`, JSON.stringify({ seat: reply.seat, token: reply.token }));
     location.hash = `#/table/${tableId}`;
   } catch (err) {
