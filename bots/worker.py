@@ -433,12 +433,15 @@ class Worker:
     async def _poll(self, stub: croupier_pb2_grpc.CroupierStub) -> None:
         backoff = Backoff(maximum=max(self.settings.poll, 3.0))
         down_since: float | None = None
+        # a worker serving some levels asks for their tables only, so that a page full of
+        # other levels' tables never hides its own (the server lists the longest-waiting first)
+        served = sorted(set(self.settings.levels) & set(LEVELS)) if self.settings.levels else []
+        request = croupier_pb2.ListTablesRequest(
+            waiting_for_bot=True, limit=LIST_LIMIT, bot_levels=served
+        )
         while not self.stop.is_set():
             try:
-                answer = await stub.ListTables(
-                    croupier_pb2.ListTablesRequest(waiting_for_bot=True, limit=LIST_LIMIT),
-                    timeout=RPC_TIMEOUT,
-                )
+                answer = await stub.ListTables(request, timeout=RPC_TIMEOUT)
             except grpc.aio.AioRpcError as error:
                 if down_since is None:
                     down_since = time.monotonic()

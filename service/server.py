@@ -296,7 +296,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}")
             status = views.STATUS_FROM_PB[request.status]
         records = await self.tables.list(
-            request.game, status, request.waiting_for_bot, request.limit
+            request.game, status, request.waiting_for_bot, request.limit, request.bot_levels
         )
         f["count"] = len(records)
         return pb.ListTablesResponse(

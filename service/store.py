@@ -177,6 +177,17 @@ class TableRecord:
             return self.created_at
         return self.fill_due_at()
 
+    def bot_levels_open(self, now: float) -> set[str]:
+        """The levels of the free seats a bot may take at `now`: free bot seats, and free
+        human seats (as the fill level) once the fill delay has passed."""
+        if self.status == Status.FINISHED:
+            return set()
+        levels = {s.bot_level for s in self.seats if s.kind == SeatKind.BOT and not s.occupied}
+        due = self.fill_due_at()
+        if due is not None and due <= now:
+            levels.add(self.fill_level)
+        return levels
+
 
 _RECORD_FIELDS = frozenset(f.name for f in fields(TableRecord))
 
@@ -220,7 +231,24 @@ class TableFilter:
     fill_due_before: float | None = None
     # only tables with a turn timer (option turn_seconds): what the timer round scans
     timed: bool = False
+    # with bot_open_before: only tables with a seat a bot of one of these levels may take
+    bot_levels: frozenset[str] | None = None
     limit: int = 100
+
+    @property
+    def oldest_first(self) -> bool:
+        """Tables waiting for a bot (or for their fill delay) come longest-waiting first, so
+        that none starves behind newer ones when more wait than a page holds."""
+        return self.bot_open_before is not None or self.fill_due_before is not None
+
+    def order_key(self, record: TableRecord) -> tuple[float, str]:
+        """The sort key of this filter's order: ascending when `oldest_first` (by when the
+        table opened to bots, or its fill is due), else descending (newest first)."""
+        if self.bot_open_before is not None:
+            return (record.bot_open_at() or 0.0, record.table_id)
+        if self.fill_due_before is not None:
+            return (record.fill_due_at() or 0.0, record.table_id)
+        return (record.created_at, record.table_id)
 
 
 def check_commit(record: TableRecord, events: Sequence[Event], expected_version: int) -> None:
@@ -248,6 +276,10 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
     if flt.bot_open_before is not None:
         at = record.bot_open_at()
         if at is None or at > flt.bot_open_before:
+            return False
+        if flt.bot_levels is not None and not (
+            record.bot_levels_open(flt.bot_open_before) & flt.bot_levels
+        ):
             return False
     if flt.fill_due_before is not None:
         at = record.fill_due_at()

@@ -56,5 +56,5 @@ class MemoryStore(Store):
 
     async def list(self, flt: TableFilter) -> list[TableRecord]:
         found = [r for r in self._tables.values() if matches(r, flt)]
-        found.sort(key=lambda r: (r.created_at, r.table_id), reverse=True)
+        found.sort(key=flt.order_key, reverse=not flt.oldest_first)
         return found[: flt.limit]

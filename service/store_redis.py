@@ -535,7 +535,7 @@ class RedisStore(Store):
         if gone:
             await self._forget(gone)
         if sort:
-            records.sort(key=lambda r: (r.created_at, r.table_id), reverse=True)
+            records.sort(key=flt.order_key, reverse=not flt.oldest_first)
             return records[: flt.limit]
         return records
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import sqlite3
 from collections import OrderedDict
@@ -55,6 +56,7 @@ from service.store import (
     VersionConflict,
     check_commit,
     event_flags,
+    matches,
     seats_from_json,
     seats_to_json,
 )
@@ -433,11 +435,23 @@ class SQLiteStore(Store):
         sql = f"SELECT {TABLE_COLUMNS} FROM tables"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY created_at DESC, table_id DESC LIMIT ?"
-        args.append(flt.limit)
+        if flt.bot_open_before is not None:
+            sql += " ORDER BY bot_open_at, table_id"
+        elif flt.fill_due_before is not None:
+            sql += " ORDER BY fill_due_at, table_id"
+        else:
+            sql += " ORDER BY created_at DESC, table_id DESC"
+        # the seats' levels are checked on the records (few tables wait for a bot at once)
+        by_level = flt.bot_open_before is not None and flt.bot_levels is not None
+        if not by_level:
+            sql += " LIMIT ?"
+            args.append(flt.limit)
 
         def run(conn: sqlite3.Connection) -> list[TableRecord]:
-            return [_record(r) for r in conn.execute(sql, args).fetchall()]
+            records = (_record(r) for r in conn.execute(sql, args))
+            if by_level:
+                records = (r for r in records if matches(r, flt))
+            return list(itertools.islice(records, flt.limit))
 
         return await self._read(run)
 

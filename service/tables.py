@@ -810,6 +810,7 @@ class Tables:
         status: Status | None = None,
         waiting_for_bot: bool = False,
         limit: int = 0,
+        bot_levels: Sequence[str] = (),
     ) -> list[TableRecord]:
         if limit < 0:
             raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
@@ -818,12 +819,29 @@ class Tables:
                 Code.RESOURCE_EXHAUSTED,
                 f"at most {MAX_LIST_LIMIT} tables per request; asked for {limit}",
             )
+        if bot_levels and not waiting_for_bot:
+            raise TableError(
+                Code.INVALID_ARGUMENT, "bot_levels filters the tables waiting for a bot: "
+                "set waiting_for_bot too"
+            )
+        if len(bot_levels) > len(LEVELS):
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED, f"at most {len(LEVELS)} bot levels; got {len(bot_levels)}"
+            )
+        unknown = [level for level in bot_levels if level not in LEVELS]
+        if unknown:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"unknown bot level {unknown[0][:MAX_BOT_LEVEL_CHARS]!r}; levels: "
+                f"{', '.join(LEVELS)}",
+            )
         if game:
             self.game(game)  # an unknown game is a mistake worth saying, not an empty list
         flt = TableFilter(
             game=game,
             status=status,
             bot_open_before=self.clock() if waiting_for_bot else None,
+            bot_levels=frozenset(bot_levels) if bot_levels else None,
             limit=limit or DEFAULT_LIST_LIMIT,
         )
         return await self.store.list(flt)

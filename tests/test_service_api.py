@@ -81,6 +81,12 @@ def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
     assert tid in {t.table_id for t in waiting.tables}
     for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
     assert tid in {t.table_id for t in for_bots.tables}
+    random_bots = client.stub.ListTables(pb.ListTablesRequest(
+        waiting_for_bot=True, limit=500, bot_levels=["random", "hard"]))
+    assert tid in {t.table_id for t in random_bots.tables}
+    expert_bots = client.stub.ListTables(pb.ListTablesRequest(
+        waiting_for_bot=True, limit=500, bot_levels=["expert"]))
+    assert tid not in {t.table_id for t in expert_bots.tables}
     assert client.join(tid, name="bot", bot=True) == 1
     assert client.join(tid, name="bob") == 2
     table = client.view(tid).table
@@ -159,6 +165,15 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
          "no free seat"),
         ("too many tables", lambda: stub.ListTables(pb.ListTablesRequest(limit=100_000)),
          C.RESOURCE_EXHAUSTED, "at most"),
+        ("bot levels without waiting_for_bot",
+         lambda: stub.ListTables(pb.ListTablesRequest(bot_levels=["hard"])),
+         C.INVALID_ARGUMENT, "set waiting_for_bot"),
+        ("unknown bot level to list", lambda: stub.ListTables(pb.ListTablesRequest(
+            waiting_for_bot=True, bot_levels=["hard", "godlike"])),
+         C.INVALID_ARGUMENT, "unknown bot level 'godlike'"),
+        ("too many bot levels", lambda: stub.ListTables(pb.ListTablesRequest(
+            waiting_for_bot=True, bot_levels=["hard"] * 50)),
+         C.RESOURCE_EXHAUSTED, "at most 6 bot levels"),
         ("long name", lambda: client.join(waiting, name="n" * 500), C.RESOURCE_EXHAUSTED,
          "names"),
         ("long options", lambda: client.create(options=_struct(deck="3s " * 3000)),

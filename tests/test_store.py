@@ -272,7 +272,8 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
         assert await ids(game="dou_dizhu", status=Status.WAITING) == ["b", "a"]
         assert await ids(bot_open_before=24.0) == []  # d was created at 40
         assert await ids(bot_open_before=25.0) == ["b"]
-        assert await ids(bot_open_before=100.0) == ["d", "b"]
+        assert await ids(bot_open_before=100.0) == ["b", "d"]  # the longest-waiting first
+        assert await ids(bot_open_before=100.0, limit=1) == ["b"]
         assert await ids(fill_due_before=100.0) == ["b"]
         assert await ids(fill_due_before=24.9) == []
         # a change of seats moves a table in and out of the bot filter
@@ -284,6 +285,33 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
         await store.commit(taken, [event("b", 2)], 1)
         assert await ids(bot_open_before=100.0) == ["d"]
         assert await ids(fill_due_before=100.0) == []
+        # by the levels of the seats a bot may take (a worker serving some levels only)
+        for tid, seats, created, fill, fill_level in [
+            ("f", (Seat(kind=SeatKind.BOT, bot_level="hard"),
+                   Seat(kind=SeatKind.BOT, bot_level="easy", occupied=True)), 15.0, 0.0, ""),
+            ("g", (Seat(kind=SeatKind.BOT, bot_level="easy"), Seat()), 5.0, 0.0, ""),
+            ("h", human, 12.0, 5.0, "expert"),  # people's seats go to expert bots from 17
+        ]:
+            rec = record(tid, seats=seats, created_at=created, fill_with_bots_after_seconds=fill,
+                         fill_level=fill_level)
+            await store.create(rec, [event(tid, 1)])
+
+        def levels(*names: str) -> frozenset[str]:
+            return frozenset(names)
+
+        assert await ids(bot_open_before=100.0) == ["g", "f", "h", "d"]
+        assert await ids(bot_open_before=100.0, bot_levels=levels("hard")) == ["f"]
+        assert await ids(bot_open_before=100.0, bot_levels=levels("easy")) == ["g"]  # f's is taken
+        assert await ids(bot_open_before=100.0, bot_levels=levels("easy", "hard"),
+                         limit=1) == ["g"]
+        assert await ids(bot_open_before=16.0, bot_levels=levels("expert")) == []
+        assert await ids(bot_open_before=100.0, bot_levels=levels("expert", "medium")) == ["h"]
+        assert await ids(bot_open_before=100.0, bot_levels=levels("medium")) == []
+        for tid in "fgh":
+            gone = await store.get(tid)
+            assert gone is not None
+            await store.commit(gone.with_(version=2, status=Status.FINISHED), [event(tid, 2)], 1)
+        assert await ids(bot_open_before=100.0, bot_levels=levels("easy", "hard", "expert")) == []
         # the turn timer's filter: tables with option turn_seconds, in and out as they play
         assert await ids(timed=True) == []
         for tid, status, options, created in [
