@@ -111,7 +111,7 @@ class Settings:
 
     def channel(self) -> grpc.aio.Channel:
         """A channel to the server: TLS when a CA is given, else plaintext. (The API key goes
-        on the bot seat claims only, not through the channel.)"""
+        on the seat claims and lobby looks only, not through the channel.)"""
         return open_channel(self.server, self.tls_ca, self.tls_cert, self.tls_key,
                             options=CHANNEL_OPTIONS)
 
@@ -441,7 +441,9 @@ class Worker:
         )
         while not self.stop.is_set():
             try:
-                answer = await stub.ListTables(request, timeout=RPC_TIMEOUT)
+                answer = await stub.ListTables(
+                    request, timeout=RPC_TIMEOUT, metadata=self._key_metadata()
+                )
             except grpc.aio.AioRpcError as error:
                 if down_since is None:
                     down_since = time.monotonic()
@@ -466,6 +468,11 @@ class Worker:
             # this process is, so idle processes of the same command take their share.
             busy = min(self.settings.poll, 0.05 + 0.05 * len(self.players))
             await self._sleep(busy * random.uniform(0.5, 1.5) if claimed else self.settings.poll)
+
+    def _key_metadata(self) -> tuple[tuple[str, str], ...] | None:
+        """The API key, on the calls that need the bots role: seat claims, and the lobby
+        (where it also shows the private tables' bot seats)."""
+        return (("x-api-key", self.settings.api_key),) if self.settings.api_key else None
 
     def _pick_seat(self, table: croupier_pb2.Table) -> int | None:
         """A free bot seat of this table at a level this worker serves.
@@ -498,7 +505,7 @@ class Worker:
         request = croupier_pb2.JoinTableRequest(
             table_id=table.table_id, seat=seat, name=name, bot=True, token=token
         )
-        metadata = (("x-api-key", self.settings.api_key),) if self.settings.api_key else None
+        metadata = self._key_metadata()
         backoff = Backoff()
         for attempt in range(1, CLAIM_ATTEMPTS + 1):
             try:

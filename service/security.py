@@ -80,9 +80,13 @@ class ApiKeys:
                 found = roles
         return found
 
+    def allows(self, key: str | None, role: str, certified: bool = False) -> bool:
+        """Whether keys are off, `key` has `role`, or (bots) the peer is certified."""
+        return not self.enabled or certified or role in self.roles(key)
+
     def require(self, key: str | None, role: str, what: str, certified: bool = False) -> None:
-        """Refuses unless keys are off, `key` has `role`, or (bots) the peer is certified."""
-        if not self.enabled or certified or role in self.roles(key):
+        """Refuses unless `allows`."""
+        if self.allows(key, role, certified):
             return
         if not key:
             raise TableError(

@@ -295,8 +295,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             if request.status not in views.STATUS_FROM_PB:
                 raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}")
             status = views.STATUS_FROM_PB[request.status]
+        # private tables are joined by id: listed only to bot workers looking for seats
+        workers = request.waiting_for_bot and self.keys.allows(
+            api_key(context), "bots", certified(context)
+        )
         records = await self.tables.list(
-            request.game, status, request.waiting_for_bot, request.limit, request.bot_levels
+            request.game, status, request.waiting_for_bot, request.limit, request.bot_levels,
+            include_private=workers,
         )
         f["count"] = len(records)
         return pb.ListTablesResponse(

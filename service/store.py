@@ -219,6 +219,8 @@ def event_flags(e: Event) -> int:
 
 # the table option that turns the turn timer on (seconds a seat may think; 0 or absent: none)
 TIMER_OPTION = "turn_seconds"
+# the table option that makes a table private: no spectators, not listed in the lobby
+PRIVATE_OPTION = "private"
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,8 @@ class TableFilter:
     timed: bool = False
     # with bot_open_before: only tables with a seat a bot of one of these levels may take
     bot_levels: frozenset[str] | None = None
+    # leave out private tables (option private): they are joined by id, not found in a lobby
+    public_only: bool = False
     limit: int = 100
 
     @property
@@ -285,6 +289,8 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
         at = record.fill_due_at()
         if at is None or at > flt.fill_due_before:
             return False
+    if flt.public_only and record.options.get(PRIVATE_OPTION):
+        return False
     return not flt.timed or bool(record.options.get(TIMER_OPTION))
 
 

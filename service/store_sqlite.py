@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from service.store import (
+    PRIVATE_OPTION,
     TIMER_OPTION,
     Event,
     EventKind,
@@ -432,6 +433,8 @@ class SQLiteStore(Store):
             args.append(flt.fill_due_before)
         if flt.timed:
             where.append(TIMED)  # as the partial index says it, so that the index serves
+        if flt.public_only:
+            where.append(f"NOT COALESCE(json_extract(options, '$.{PRIVATE_OPTION}'), 0)")
         sql = f"SELECT {TABLE_COLUMNS} FROM tables"
         if where:
             sql += " WHERE " + " AND ".join(where)

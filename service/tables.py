@@ -28,6 +28,8 @@ from bots.levels import LEVELS
 from engines.contract import Game, IllegalMove
 from service import states
 from service.store import (
+    PRIVATE_OPTION,
+    TIMER_OPTION,
     Event,
     EventKind,
     Seat,
@@ -57,9 +59,12 @@ MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
 DEFAULT_BOT_LEVEL = "random"
 # Options of the table rather than the game: kept in the table's options, never given to the
-# engine. private: spectators (calls without a seat token) are refused; turn_seconds: a seat
+# engine. private: spectators (calls without a seat token) are refused and the lobby does not
+# list the table (it is joined by id); turn_seconds: a seat
 # that has not moved this long after the table's last event is played for (auto moves).
-TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {"private": bool, "turn_seconds": (int, float)}
+TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {
+    PRIVATE_OPTION: bool, TIMER_OPTION: (int, float)
+}
 MAX_TURN_SECONDS = 24 * 3600.0
 # turn timers that run out in a row before a seat counts as gone: from then on the server plays
 # for it as soon as it is to act, until its person calls again with the seat token
@@ -210,7 +215,7 @@ class Tables:
     def authenticate(record: TableRecord, token: str | None) -> int | None:
         """The seat holding `token`; None without a token (a spectator)."""
         if not token:
-            if record.options.get("private"):
+            if record.options.get(PRIVATE_OPTION):
                 raise TableError(
                     Code.PERMISSION_DENIED,
                     f"table {record.table_id} is private: spectators are not admitted; "
@@ -811,7 +816,10 @@ class Tables:
         waiting_for_bot: bool = False,
         limit: int = 0,
         bot_levels: Sequence[str] = (),
+        include_private: bool = False,
     ) -> list[TableRecord]:
+        """Tables by filter; private ones only with `include_private` (the server grants it
+        to bot workers looking for seats: a private table's bot seats need players too)."""
         if limit < 0:
             raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
         if limit > MAX_LIST_LIMIT:
@@ -842,6 +850,7 @@ class Tables:
             status=status,
             bot_open_before=self.clock() if waiting_for_bot else None,
             bot_levels=frozenset(bot_levels) if bot_levels else None,
+            public_only=not include_private,
             limit=limit or DEFAULT_LIST_LIMIT,
         )
         return await self.store.list(flt)

@@ -12,6 +12,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -100,7 +101,9 @@ def test_api_keys_guard_creating_tables_and_bot_seats(keyed: ServerProcess,
     client = Client(keyed.address)
     stub = client.stub
     try:
-        req = pb.CreateTableRequest(game="dou_dizhu", seats=[
+        private = struct_pb2.Struct()
+        private.update({"private": True})
+        req = pb.CreateTableRequest(game="dou_dizhu", options=private, seats=[
             pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN), pb.SeatSpec(kind=pb.SEAT_KIND_BOT),
             pb.SeatSpec(kind=pb.SEAT_KIND_BOT)])
         code, msg = rpc_code(stub.CreateTable, req, timeout=10)
@@ -110,14 +113,24 @@ def test_api_keys_guard_creating_tables_and_bot_seats(keyed: ServerProcess,
         code, _ = rpc_code(stub.CreateTable, req, metadata=key("x" * 30), timeout=10)
         assert code == C.PERMISSION_DENIED
         tid = stub.CreateTable(req, metadata=key(TABLES_KEY), timeout=10).table_id
-        # people join without a key; bots need the bots role
+        # a private table is not in the lobby, nor in the bots' listing without their key
+        def listed(md: list[tuple[str, str]] | None = None, **kw: Any) -> bool:
+            reply = stub.ListTables(pb.ListTablesRequest(limit=500, **kw), metadata=md,
+                                    timeout=10)
+            return tid in {t.table_id for t in reply.tables}
+
+        assert not listed() and not listed(key(BOTS_KEY))
+        assert not listed(waiting_for_bot=True) and not listed(key(TABLES_KEY),
+                                                               waiting_for_bot=True)
+        assert listed(key(BOTS_KEY), waiting_for_bot=True)
+        # people join by id without a key; bots need the bots role
         assert client.join(tid, name="ann") == 0
         join = pb.JoinTableRequest(table_id=tid, bot=True)
         assert rpc_code(stub.JoinTable, join, timeout=10)[0] == C.UNAUTHENTICATED
         assert rpc_code(stub.JoinTable, join, metadata=key(TABLES_KEY), timeout=10)[0] == (
             C.PERMISSION_DENIED)
         assert stub.JoinTable(join, metadata=key(BOTS_KEY), timeout=10).seat == 1
-        # a real bot worker with its key takes the last bot seat
+        # a real bot worker with its key finds the private table and takes the last bot seat
         bots = Proc("bots", [CROUPIER, "bots", "--server", keyed.address, "--poll", "0.2",
                              "--api-key", BOTS_KEY], tmp_path / "bots.log")
         try:

@@ -87,6 +87,14 @@ def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
     expert_bots = client.stub.ListTables(pb.ListTablesRequest(
         waiting_for_bot=True, limit=500, bot_levels=["expert"]))
     assert tid not in {t.table_id for t in expert_bots.tables}
+    # a private table is joined by id: not in the lobby, only where bots look for seats
+    hidden = client.create(options=_struct(private=True),
+                           seats=[pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * 3)
+    lobby = client.stub.ListTables(pb.ListTablesRequest(limit=500))
+    assert hidden.table_id not in {t.table_id for t in lobby.tables} and tid in {
+        t.table_id for t in lobby.tables}
+    for_bots = client.stub.ListTables(pb.ListTablesRequest(waiting_for_bot=True, limit=500))
+    assert hidden.table_id in {t.table_id for t in for_bots.tables}
     assert client.join(tid, name="bot", bot=True) == 1
     assert client.join(tid, name="bob") == 2
     table = client.view(tid).table

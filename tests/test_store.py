@@ -307,6 +307,18 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
         assert await ids(bot_open_before=16.0, bot_levels=levels("expert")) == []
         assert await ids(bot_open_before=100.0, bot_levels=levels("expert", "medium")) == ["h"]
         assert await ids(bot_open_before=100.0, bot_levels=levels("medium")) == []
+        # a private table: for the lobby it is not there, for bot workers and timers it is
+        secret = record("p", seats=(Seat(kind=SeatKind.BOT, bot_level="hard"), Seat()),
+                        created_at=14.0, options={"private": True})
+        await store.create(secret, [event("p", 1)])
+        assert "p" in await ids() and "p" not in await ids(public_only=True)
+        assert await ids(bot_open_before=100.0, bot_levels=levels("hard")) == ["p", "f"]
+        assert await ids(bot_open_before=100.0, bot_levels=levels("hard"),
+                         public_only=True) == ["f"]
+        assert "g" in await ids(public_only=True)  # options without the key are public
+        gone = await store.get("p")
+        assert gone is not None
+        await store.commit(gone.with_(version=2, status=Status.FINISHED), [event("p", 2)], 1)
         for tid in "fgh":
             gone = await store.get(tid)
             assert gone is not None
