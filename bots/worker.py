@@ -69,6 +69,9 @@ RESUBMIT = frozenset(
 REFUSALS_BEFORE_FALLBACK = 3  # refused moves after which a seat plays a legal move unsearched
 SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
 CLAIM_ATTEMPTS = 4  # a JoinTable whose reply was lost, asked again with the same token
+# ... and one that raced another change of the table (another replica, a stale attempt of
+# its own still landing): asked again, it gets the seat its token holds or a free one
+CLAIM_AGAIN = RESUBMIT | {grpc.StatusCode.ABORTED}
 # Codes that mean the seat is no longer ours to play (table gone, token refused).
 SEAT_LOST = frozenset(
     {
@@ -513,7 +516,7 @@ class Worker:
                 break
             except grpc.aio.AioRpcError as error:
                 code = _code(error)
-                if code in RESUBMIT and attempt < CLAIM_ATTEMPTS and not self.stop.is_set():
+                if code in CLAIM_AGAIN and attempt < CLAIM_ATTEMPTS and not self.stop.is_set():
                     self.log.info("claim_retried", table=table.table_id, seat=seat,
                                   code=code.name, attempt=attempt)
                     await asyncio.sleep(backoff.next())
@@ -526,7 +529,7 @@ class Worker:
                     "claim_refused", table=table.table_id, seat=seat, code=code.name,
                     details=error.details(),
                 )
-                if code in RESUBMIT:  # the seat may be ours after all: give it back
+                if code in CLAIM_AGAIN:  # the seat may be ours after all: give it back
                     with contextlib.suppress(grpc.aio.AioRpcError):
                         await stub.LeaveTable(
                             croupier_pb2.LeaveTableRequest(table_id=table.table_id),
