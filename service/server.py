@@ -299,13 +299,14 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         workers = request.waiting_for_bot and self.keys.allows(
             api_key(context), "bots", certified(context)
         )
-        records = await self.tables.list(
+        records, next_page = await self.tables.list(
             request.game, status, request.waiting_for_bot, request.limit, request.bot_levels,
-            include_private=workers,
+            include_private=workers, page_token=request.page_token,
         )
         f["count"] = len(records)
         return pb.ListTablesResponse(
-            tables=[views.table_summary(self.tables.game(r.game), r) for r in records]
+            tables=[views.table_summary(self.tables.game(r.game), r) for r in records],
+            next_page_token=next_page,
         )
 
     @unary

@@ -237,6 +237,9 @@ class TableFilter:
     bot_levels: frozenset[str] | None = None
     # leave out private tables (option private): they are joined by id, not found in a lobby
     public_only: bool = False
+    # a position in this filter's order (`order_key` of the last table of the previous page):
+    # only the tables past it
+    after: tuple[float, str] | None = None
     limit: int = 100
 
     @property
@@ -291,6 +294,10 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
             return False
     if flt.public_only and record.options.get(PRIVATE_OPTION):
         return False
+    if flt.after is not None:
+        key = flt.order_key(record)
+        if (key <= flt.after) if flt.oldest_first else (key >= flt.after):
+            return False
     return not flt.timed or bool(record.options.get(TIMER_OPTION))
 
 
@@ -319,7 +326,8 @@ class Store(ABC):
 
     @abstractmethod
     async def list(self, flt: TableFilter) -> list[TableRecord]:
-        """Tables matching the filter, newest first, at most `flt.limit`."""
+        """Tables matching the filter in its order (`TableFilter.order_key`: newest first, or
+        the longest-waiting first), at most `flt.limit`."""
 
     async def wait_for_change(self, table_id: str, after_version: int, timeout: float) -> None:
         """Returns once the table may have an event after `after_version`, or after `timeout`

@@ -506,8 +506,15 @@ class RedisStore(Store):
         found: _Records = []
         start = 0
         while len(found) < flt.limit:
-            # newest first; ties on created_at broken by id, as the other stores do
-            ids = await self._redis.zrevrange(key, start, start + LIST_PAGE - 1)
+            # newest first; ties on created_at broken by id, as the other stores do; from the
+            # page's cursor on (the cursor's own created_at included: `matches` drops the ids
+            # at or before it)
+            if flt.after is None:
+                ids = await self._redis.zrevrange(key, start, start + LIST_PAGE - 1)
+            else:
+                ids = await self._redis.zrevrangebyscore(
+                    key, flt.after[0], "-inf", start=start, num=LIST_PAGE
+                )
             if not ids:
                 break
             found.extend(await self._pick(ids, flt, sort=False))

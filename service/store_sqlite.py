@@ -435,15 +435,19 @@ class SQLiteStore(Store):
             where.append(TIMED)  # as the partial index says it, so that the index serves
         if flt.public_only:
             where.append(f"NOT COALESCE(json_extract(options, '$.{PRIVATE_OPTION}'), 0)")
+        if flt.bot_open_before is not None:
+            column, direction, past = "bot_open_at", "", ">"
+        elif flt.fill_due_before is not None:
+            column, direction, past = "fill_due_at", "", ">"
+        else:
+            column, direction, past = "created_at", " DESC", "<"
+        if flt.after is not None:
+            where.append(f"({column}, table_id) {past} (?, ?)")
+            args.extend(flt.after)
         sql = f"SELECT {TABLE_COLUMNS} FROM tables"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        if flt.bot_open_before is not None:
-            sql += " ORDER BY bot_open_at, table_id"
-        elif flt.fill_due_before is not None:
-            sql += " ORDER BY fill_due_at, table_id"
-        else:
-            sql += " ORDER BY created_at DESC, table_id DESC"
+        sql += f" ORDER BY {column}{direction}, table_id{direction}"
         # the seats' levels are checked on the records (few tables wait for a bot at once)
         by_level = flt.bot_open_before is not None and flt.bot_levels is not None
         if not by_level:

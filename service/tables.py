@@ -10,6 +10,7 @@ clients holding a stale version or from other processes.
 from __future__ import annotations
 
 import asyncio
+import base64
 import enum
 import hashlib
 import hmac
@@ -55,6 +56,8 @@ MAX_LIST_LIMIT = 500
 # one process plays at once)
 MAX_TIMED_TABLES = 100_000
 DEFAULT_LIST_LIMIT = 100
+MAX_PAGE_TOKEN_CHARS = 512
+PAGE_TOKEN_VERSION = 1
 MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
 DEFAULT_BOT_LEVEL = "random"
@@ -817,9 +820,11 @@ class Tables:
         limit: int = 0,
         bot_levels: Sequence[str] = (),
         include_private: bool = False,
-    ) -> list[TableRecord]:
-        """Tables by filter; private ones only with `include_private` (the server grants it
-        to bot workers looking for seats: a private table's bot seats need players too)."""
+        page_token: str = "",
+    ) -> tuple[list[TableRecord], str]:
+        """Tables by filter, one page, and the token of the next page ("" after the last);
+        private ones only with `include_private` (the server grants it to bot workers looking
+        for seats: a private table's bot seats need players too)."""
         if limit < 0:
             raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
         if limit > MAX_LIST_LIMIT:
@@ -845,15 +850,48 @@ class Tables:
             )
         if game:
             self.game(game)  # an unknown game is a mistake worth saying, not an empty list
+        # a page token holds the last table's place in the order, and says which filters it
+        # was given for: a token used with other filters would skip tables silently
+        filters = json.dumps([game, status.value if status else "", waiting_for_bot,
+                              sorted(set(bot_levels)), include_private])
+        scope = hashlib.sha256(filters.encode()).hexdigest()[:16]
+        page = limit or DEFAULT_LIST_LIMIT
         flt = TableFilter(
             game=game,
             status=status,
             bot_open_before=self.clock() if waiting_for_bot else None,
             bot_levels=frozenset(bot_levels) if bot_levels else None,
             public_only=not include_private,
-            limit=limit or DEFAULT_LIST_LIMIT,
+            after=self._read_page_token(page_token, scope) if page_token else None,
+            limit=page + 1,  # one more than asked: is there a next page?
         )
-        return await self.store.list(flt)
+        records = await self.store.list(flt)
+        if len(records) <= page:
+            return records, ""
+        records = records[:page]
+        at, last = flt.order_key(records[-1])
+        token = json.dumps([PAGE_TOKEN_VERSION, scope, at, last], separators=(",", ":"))
+        return records, base64.urlsafe_b64encode(token.encode()).decode()
+
+    @staticmethod
+    def _read_page_token(token: str, scope: str) -> tuple[float, str]:
+        wrong = TableError(
+            Code.INVALID_ARGUMENT,
+            "page_token is not one this server gave for these filters: send the "
+            "next_page_token of the previous reply, with the same game, status, "
+            "waiting_for_bot and bot_levels",
+        )
+        if len(token) > MAX_PAGE_TOKEN_CHARS:
+            raise wrong
+        try:
+            version, given, at, last = json.loads(base64.urlsafe_b64decode(token.encode()))
+        except (ValueError, TypeError):
+            raise wrong from None
+        if (version != PAGE_TOKEN_VERSION or given != scope or not isinstance(last, str)
+                or not isinstance(at, int | float) or isinstance(at, bool)
+                or not math.isfinite(at)):
+            raise wrong
+        return float(at), last
 
     def snapshot(self, record: TableRecord, event: Event) -> TableRecord:
         """The table as it was right after `event`."""

@@ -316,14 +316,15 @@ def test_fuzz_list_games_tables_and_ping(world: World) -> None:
     @FUZZ
     @given(game=games, status=st.integers(-5, 10), bot=st.booleans(), limit=ints32,
            levels=st.lists(st.sampled_from(sorted(LEVELS)) | texts, max_size=8),
+           page=st.just("") | texts,
            payload=st.binary(max_size=200), pad=st.sampled_from([0, 65_336, 65_337, 70_000]))
-    def run(game, status, bot, limit, levels, payload, pad) -> None:
+    def run(game, status, bot, limit, levels, page, payload, pad) -> None:
         payload += b"x" * pad
         before = world.snapshot()
         stub = world.client.stub
         assert call(stub.ListGames, pb.ListGamesRequest())[0] == C.OK
         req = pb.ListTablesRequest(game=game, status=status, waiting_for_bot=bot, limit=limit,
-                                   bot_levels=levels)
+                                   bot_levels=levels, page_token=page)
         code, details, reply = call(stub.ListTables, req)
         levels_ok = not levels or (bot and len(levels) <= len(LEVELS)
                                    and all(level in LEVELS for level in levels))
@@ -334,10 +335,11 @@ def test_fuzz_list_games_tables_and_ping(world: World) -> None:
             elif limit > 500 or (bot and len(levels) > len(LEVELS)):
                 assert code == C.RESOURCE_EXHAUSTED
             else:
-                assert code == C.INVALID_ARGUMENT and (game not in GAMES or not levels_ok)
+                assert code == C.INVALID_ARGUMENT and (game not in GAMES or not levels_ok
+                                                       or page != "")
         else:
             assert 0 <= limit <= 500 and (not game or game in GAMES) and status in range(4)
-            assert levels_ok
+            assert levels_ok and not page  # no fuzzed text is a token this server gave
             listed = cast(pb.ListTablesResponse, reply).tables
             if levels:  # each listed table has a free bot seat of one of the levels asked
                 assert all(any(not s.occupied and s.kind == pb.SEAT_KIND_BOT

@@ -12,6 +12,7 @@ import json
 import random
 import threading
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -108,6 +109,42 @@ def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
     left = client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid),
                                   metadata=bearer(client.tokens[2]))
     assert left.table.status == pb.TABLE_STATUS_WAITING and not left.table.seats[2].occupied
+
+
+def test_list_tables_pages_through_every_table_once(client: Client) -> None:
+    """Paging with next_page_token gives the one-call list, in order, in small pages; the
+    token only serves the filters it was given for."""
+    made = {client.create(game="dos", players=2).table_id for _ in range(7)}
+    stub = client.stub
+
+    def pages(**kw: Any) -> list[list[str]]:
+        out, token = [], ""
+        while True:
+            reply = stub.ListTables(pb.ListTablesRequest(limit=3, page_token=token, **kw),
+                                    timeout=10)
+            out.append([t.table_id for t in reply.tables])
+            token = reply.next_page_token
+            if not token:
+                return out
+
+    for kw in ({"game": "dos"}, {"game": "dos", "status": pb.TABLE_STATUS_WAITING},
+               {"game": "dos", "waiting_for_bot": True}):
+        got = pages(**kw)
+        whole = [t.table_id for t in stub.ListTables(
+            pb.ListTablesRequest(limit=500, **kw), timeout=10).tables]
+        assert [tid for page in got for tid in page] == whole, kw
+        assert all(len(page) == 3 for page in got[:-1]) and len(got[-1]) <= 3
+    assert made <= {tid for page in pages(game="dos") for tid in page}
+    token = stub.ListTables(pb.ListTablesRequest(game="dos", limit=3),
+                            timeout=10).next_page_token
+    for what, request in [
+        ("other filters", pb.ListTablesRequest(game="dobro", page_token=token)),
+        ("garbage", pb.ListTablesRequest(game="dos", page_token="not a token")),
+        ("edited", pb.ListTablesRequest(game="dos", page_token=token[:-4] + "AAAA")),
+        ("long", pb.ListTablesRequest(game="dos", page_token="A" * 2000)),
+    ]:
+        code, message = rpc_code(stub.ListTables, request, timeout=10)
+        assert code == C.INVALID_ARGUMENT and "page_token" in message, what
 
 
 def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, client: Client) -> None:

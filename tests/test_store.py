@@ -307,6 +307,18 @@ def test_list_filters(make_store: Callable[[], Store]) -> None:
         assert await ids(bot_open_before=16.0, bot_levels=levels("expert")) == []
         assert await ids(bot_open_before=100.0, bot_levels=levels("expert", "medium")) == ["h"]
         assert await ids(bot_open_before=100.0, bot_levels=levels("medium")) == []
+        # pages: from a cursor (the last table's place in the filter's order) on
+        for kw in ({}, {"status": Status.WAITING}, {"bot_open_before": 100.0}):
+            whole = await store.list(TableFilter(**kw))
+            flt = TableFilter(limit=2, **kw)
+            paged: list[str] = []
+            while True:
+                page = await store.list(flt)
+                paged += [r.table_id for r in page]
+                if len(page) < 2:
+                    break
+                flt = TableFilter(limit=2, after=flt.order_key(page[-1]), **kw)
+            assert paged == [r.table_id for r in whole], kw
         # a private table: for the lobby it is not there, for bot workers and timers it is
         secret = record("p", seats=(Seat(kind=SeatKind.BOT, bot_level="hard"), Seat()),
                         created_at=14.0, options={"private": True})
