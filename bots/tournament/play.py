@@ -10,6 +10,7 @@ it arrives.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +32,7 @@ RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDE
 STREAM_SECONDS = 3600.0
 STREAM_ATTEMPTS = 30
 ADOPT_LOOKS, ADOPT_PAUSE = 3, 1.0  # looks for a begun match's table on restart, seconds apart
+ADOPT_PAGES = 4  # each look reads the game's newest 2,000 tables at most (500 a page)
 
 
 class TournamentError(Exception):
@@ -75,7 +77,7 @@ class Runner:
 
     async def _adopt(self, match: Match) -> str:
         """A table this match created before a kill cut off storing its id: found among the
-        server's newest tables by its options (the digest of the deal's deck, which tables
+        server's newest tables (2,000 at most) by its options (the digest of the deal's deck, which tables
         show in its place) and its seats' levels. '' when none is found (then the match is
         played on a new table)."""
         request = self._request(match)
@@ -86,16 +88,22 @@ class Runner:
         for attempt in range(ADOPT_LOOKS):
             if attempt:  # the killed run's request may still be landing: a server finishes
                 await asyncio.sleep(ADOPT_PAUSE)  # a creation whose caller is gone
-            listing = await _retrying(lambda: self.stub.ListTables(
-                pb.ListTablesRequest(game=request.game, limit=500), timeout=30))
-            for table in listing.tables:
-                if (
-                    table.table_id not in known
-                    and table.options == shown
-                    and [s.bot_level for s in table.seats] == list(match.seating)
-                ):
-                    self.results.started(match, table.table_id)
-                    return table.table_id
+            token = ""
+            for _ in range(ADOPT_PAGES):
+                page = pb.ListTablesRequest(game=request.game, limit=500, page_token=token)
+                listing = await _retrying(functools.partial(self.stub.ListTables, page,
+                                                            timeout=30))
+                for table in listing.tables:
+                    if (
+                        table.table_id not in known
+                        and table.options == shown
+                        and [s.bot_level for s in table.seats] == list(match.seating)
+                    ):
+                        self.results.started(match, table.table_id)
+                        return table.table_id
+                token = listing.next_page_token
+                if not token:
+                    break
         return ""
 
     async def _create(self, match: Match) -> str:
