@@ -64,7 +64,7 @@ def test_create_validates_everything_and_stores_nothing_on_error() -> None:
         await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {}, [SeatRequest()] * 2))
         await refused(Code.INVALID_ARGUMENT, t.create("dou_dizhu", 3, {}, (), -1.0))
         await refused(Code.RESOURCE_EXHAUSTED, t.create("dou_dizhu", 3, {"deck": "x" * 5000}))
-        assert await t.list() == []
+        assert await t.list() == ([], "")
         rec = await t.create("dou_dizhu", 0, {"deals": 2})
         assert (rec.players, rec.version, rec.status) == (3, 1, Status.WAITING)
         assert rec.options == {"deals": 2}
@@ -83,19 +83,19 @@ def test_seat_kinds_and_the_fill_delay() -> None:
         assert "reserved for a bot" in msg
         msg = await refused(Code.FAILED_PRECONDITION, t.join(tid, 0, "bot", bot=True))
         assert "fill delay" in msg
-        assert [r.table_id for r in await t.list(waiting_for_bot=True)] == [tid]  # seat 1
+        assert [r.table_id for r in (await t.list(waiting_for_bot=True))[0]] == [tid]  # seat 1
         seat, token, rec = await t.join(tid, None, "bot", bot=True)
         assert seat == 1 and rec.seats[1].is_bot and rec.version == 2
         assert token and rec.seats[1].token_hash != token
         # only human seats are left, and their delay has not passed
-        assert await t.list(waiting_for_bot=True) == []
+        assert await t.list(waiting_for_bot=True) == ([], "")
         await refused(Code.FAILED_PRECONDITION, t.join(tid, None, "bot2", bot=True))
         seat, _, rec = await t.join(tid, None, "ann", bot=False)
         assert seat == 0
         await refused(Code.FAILED_PRECONDITION, t.join(tid, 0, "bob", bot=False))  # taken
         await refused(Code.INVALID_ARGUMENT, t.join(tid, 7, "bob", bot=False))
         clock.now += 31
-        assert [r.table_id for r in await t.list(waiting_for_bot=True)] == [tid]
+        assert [r.table_id for r in (await t.list(waiting_for_bot=True))[0]] == [tid]
         assert await t.open_due_seats() == 1
         rec = await t.get(tid)
         assert rec.seats[2].kind == SeatKind.BOT and rec.seats[2].bot_level == "random"
@@ -290,7 +290,7 @@ def test_seat_kinds_the_rules_reserve_come_from_the_service() -> None:
             Code.INVALID_ARGUMENT, t.create("doppelkopf", 4, {"duel": True}, [H, H, H, B])
         )
         assert "seat(s) 1, 3 for computers" in msg and "seat 1 must be a bot seat" in msg
-        assert len(await t.list("doppelkopf", None, False, 100)) == 2
+        assert len((await t.list("doppelkopf", None, False, 100))[0]) == 2
         await t.create("doppelkopf", 4, {"duel": True}, [B, B, B, B])  # bots in people's parts
         # without duel any seat may be either
         await t.create("doppelkopf", 4, {}, [B, B, B, H])
