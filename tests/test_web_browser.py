@@ -284,3 +284,52 @@ def test_a_held_seat_is_returned_to_not_joined_twice_and_can_be_left(
         assert page.evaluate("t => sessionStorage.getItem(`croupier.seat.${t}`)", tid) is None
     finally:
         client.close()
+
+
+def test_the_lobby_pages_through_older_tables_and_filters(
+    stack: ServerProcess, page: Page
+) -> None:
+    """More tables than a page: the lobby shows the newest, "older" walks on to the rest
+    (none shown twice, none left out), "newer" comes back; the filters ask the server for one
+    game's or one status's tables only."""
+    client = Client(stack.address)
+    try:
+        made = [client.create("dos", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2).table_id
+                for _ in range(23)]
+        # the server's own list, in its order, is what the pages must add up to
+        expected = [t.table_id for t in client.stub.ListTables(
+            pb.ListTablesRequest(game="dos", status=pb.TABLE_STATUS_WAITING, limit=500)).tables]
+    finally:
+        client.close()
+    assert set(made) <= set(expected)
+
+    def rows() -> list[str]:
+        return page.locator("#tables tr").evaluate_all("rs => rs.map(r => r.dataset.table)")
+
+    page.goto(stack.web_url)
+    page.wait_for_selector("#tables tr")
+    page.select_option("#filter-game", "dos")
+    page.select_option("#filter-status", str(pb.TABLE_STATUS_WAITING))
+    page.wait_for_function("() => document.querySelector('#page-older') &&"
+                           " !document.querySelector('#page-older').disabled")
+    seen: list[str] = []
+    number = 1
+    while True:
+        page.wait_for_selector(f"#page-number:has-text('page {number}')")
+        shown = rows()
+        assert page.locator("#tables td.table-status").all_inner_texts() == ["WAITING"] * len(shown)
+        assert all(page.locator(f'tr[data-table="{t}"] td').nth(1).inner_text() == "dos"
+                   for t in shown[:3])
+        seen += shown
+        if page.locator("#page-older").is_disabled():
+            break
+        assert len(shown) == 20
+        page.click("#page-older")
+        number += 1
+    assert number >= 2
+    assert seen == expected
+    assert page.locator("#page-newer").is_enabled()
+    page.click("#page-newer")
+    page.wait_for_selector(f"#page-number:has-text('page {number - 1}')")
+    page.wait_for_function(f"() => document.querySelector('#tables tr')?.dataset.table"
+                           f" === {expected[(number - 2) * 20]!r}")

@@ -2,7 +2,7 @@
 // from protos/ (protoc-gen-es); calls go through @connectrpc/connect-web to the server's web
 // port: Connect by default, gRPC-Web with ?transport=grpc-web. Plain DOM, no framework: the
 // point is to show a frontend how to use the API, not a UI toolkit.
-import { createClient, type Client, ConnectError } from "@connectrpc/connect";
+import { Code, createClient, type Client, ConnectError } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import {
@@ -20,6 +20,8 @@ import {
 
 // The bot levels a worker knows (bots/levels.py); the API does not list them.
 const BOT_LEVELS = ["random", "heuristic", "easy", "medium", "hard", "expert"];
+// Tables a lobby page shows; the older ones are a click away (ListTables pages).
+const LOBBY_PAGE = 20;
 
 const params = new URLSearchParams(location.search);
 const transport =
@@ -80,6 +82,13 @@ async function lobby(): Promise<void> {
   nameInput.addEventListener("change", () => localStorage.setItem("croupier.name", nameInput.value));
   const form = el("form", { id: "create" });
   const tables = el("tbody", { id: "tables" });
+  const gameFilter = el("select", { id: "filter-game" }, el("option", { value: "" }, "any"));
+  const statusFilter = el("select", { id: "filter-status" },
+    ...[TableStatus.UNSPECIFIED, TableStatus.WAITING, TableStatus.PLAYING, TableStatus.FINISHED].map((st) =>
+      el("option", { value: String(st) }, st === TableStatus.UNSPECIFIED ? "any" : TableStatus[st].toLowerCase())));
+  const newer = el("button", { type: "button", id: "page-newer", disabled: "" }, "← newer");
+  const older = el("button", { type: "button", id: "page-older", disabled: "" }, "older →");
+  const pageLabel = el("span", { id: "page-number" }, "page 1");
   app.replaceChildren(
     el("h1", {}, "Croupier"),
     el("p", {}, "Your name: ", nameInput),
@@ -87,9 +96,11 @@ async function lobby(): Promise<void> {
     form,
     status,
     el("h2", {}, "Tables"),
+    el("p", { class: "lobby-filters" }, "Game ", gameFilter, " Status ", statusFilter),
     el("table", { class: "lobby" },
       el("thead", {}, el("tr", {}, ...["Table", "Game", "Seats", "Status", ""].map((h) => el("th", {}, h)))),
       tables),
+    el("p", { class: "lobby-pages" }, newer, " ", pageLabel, " ", older),
   );
   try {
     games = (await api.listGames({})).games;
@@ -98,14 +109,49 @@ async function lobby(): Promise<void> {
     return;
   }
   buildCreateForm(form, status);
+  gameFilter.append(...games.map((g) => el("option", { value: g.name }, g.title)));
+  // A page token is the place of the last table of a page in the list's order (newest
+  // first), bound to the filters it was given for: tables made since do not shift the later
+  // pages, and a change of filter starts again from the first page.
+  let tokens = [""]; // tokens[i]: the page_token that asks for page i
+  let shown = 0;
+  let asked = 0; // answers to an earlier request than the latest are dropped
   const refresh = async () => {
+    const request = ++asked;
     try {
-      const reply = await api.listTables({ limit: 50 });
+      const reply = await api.listTables({
+        limit: LOBBY_PAGE, game: gameFilter.value, status: Number(statusFilter.value) as TableStatus,
+        pageToken: tokens[shown],
+      });
+      if (request !== asked) return;
       tables.replaceChildren(...reply.tables.map(tableRow));
+      tokens = tokens.slice(0, shown + 1);
+      if (reply.nextPageToken) tokens.push(reply.nextPageToken);
+      older.disabled = shown + 1 >= tokens.length;
+      newer.disabled = shown === 0;
+      pageLabel.textContent = `page ${shown + 1}`;
     } catch (err) {
+      if (request !== asked) return;
       showError(status, err);
+      if (shown > 0 && err instanceof ConnectError && err.code === Code.InvalidArgument) {
+        tokens = [""]; // a page the server no longer takes: back to the first
+        go(0);
+      }
     }
   };
+  const go = (page: number) => {
+    shown = page;
+    older.disabled = newer.disabled = true; // until this page's answer says where it stands
+    void refresh();
+  };
+  older.addEventListener("click", () => go(shown + 1));
+  newer.addEventListener("click", () => go(shown - 1));
+  for (const filter of [gameFilter, statusFilter]) {
+    filter.addEventListener("change", () => {
+      tokens = [""];
+      go(0);
+    });
+  }
   await refresh();
   if (page === routed) lobbyTimer = window.setInterval(refresh, 2000);
 }
