@@ -8,6 +8,7 @@ Screenshots go to test-output/browser/ (kept as artifacts, not committed). Desel
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,6 +127,7 @@ def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: Pag
     assert "Game over" in text and "Winners" in text
     assert clicks >= 1
     assert page.locator("#log .event-end").count() == 1
+    step_back_and_download(page, table_id)
     client = Client(stack.address)
     try:
         view = client.view(table_id)
@@ -172,6 +174,37 @@ def test_spectator_follows_a_bot_game_live_over_grpc_web(
     # a spectator sees no hand and gets no move buttons
     assert page.locator(".hand .card").count() == 0
     assert page.locator("button.move").count() == 0
+    step_back_and_download(page, table.table_id)
+
+
+def step_back_and_download(page: Page, table_id: str) -> None:
+    """After the end: a click on a move of the log shows the table as it was then, the arrows
+    step from event to event, "back" returns to the end; the record downloads as JSON."""
+    lines = page.locator("#log li")
+    versions = [int(v) for v in lines.evaluate_all("ls => ls.map(l => l.dataset.version)")]
+    final = page.inner_text("#version")
+    page.locator("#log .event-move").nth(2).click()
+    at = versions.index(int(page.locator("#log .event-move").nth(2).get_attribute(
+        "data-version") or -1))
+    assert page.locator("#replay").is_visible()
+    assert f"version {versions[at]} ·" in page.inner_text("#version")
+    assert page.locator("#game-over").count() == 0  # the board is the table as it was
+    assert page.locator("button.move").count() == 0  # a past view offers no moves
+    assert page.locator("#log li.pinned").get_attribute("data-version") == str(versions[at])
+    page.click("#replay-prev")
+    assert f"version {versions[at - 1]} ·" in page.inner_text("#version")
+    page.click("#replay-next")
+    page.click("#replay-next")
+    assert f"version {versions[at + 1]} ·" in page.inner_text("#version")
+    page.click("#replay-live")
+    assert page.locator("#replay").is_hidden()
+    assert page.inner_text("#version") == final
+    assert page.locator("#game-over").count() == 1
+    with page.expect_download() as download:
+        page.click("#record")
+    record = json.loads(Path(download.value.path()).read_text())
+    assert record["tableId"] == table_id
+    assert len(record["moves"]) == page.locator("#log .event-move").count()
 
 
 def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: Page) -> None:

@@ -8,6 +8,7 @@ import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import {
   Croupier,
   GameInfoSchema,
+  GameRecordSchema,
   GameViewSchema,
   SeatKind,
   TableStatus,
@@ -302,9 +303,10 @@ async function tablePage(tableId: string): Promise<void> {
   const board = el("div", { id: "board" });
   const log = el("ol", { id: "log" });
   const role = el("p", { id: "role" });
+  const replay = el("div", { id: "replay", hidden: "" });
   app.replaceChildren(
     el("p", {}, el("a", { href: "#/" }, "← lobby")),
-    header, status, board, el("h3", {}, "Moves"), log,
+    header, status, replay, board, el("h3", {}, "Moves (click one to see the table as it was)"), log,
   );
   header.append(el("h1", {}, `Table ${tableId}`), role);
   const showRole = () => {
@@ -327,11 +329,47 @@ async function tablePage(tableId: string): Promise<void> {
   let last = 0n;
   let shown = -1n; // the version on the board: an older view (a late reply) never replaces it
   let view: TableView | undefined;
+  // Stepping back through the game: every event brought this page's own view after it, so the
+  // table as it was at any version is already here (no call to make, nothing more revealed).
+  const past: TableView[] = [];
+  let pinned = -1; // index in `past` of the view on the board, -1: the live table
+  const pin = (i: number) => {
+    pinned = Math.max(0, Math.min(i, past.length - 1));
+    const v = past[pinned];
+    for (const line of log.querySelectorAll(".pinned")) line.classList.remove("pinned");
+    log.querySelector(`[data-version="${v.version}"]`)?.classList.add("pinned");
+    const step = (label: string, id: string, to: number, enabled: boolean) => {
+      const b = el("button", { type: "button", id }, label);
+      b.disabled = !enabled;
+      b.addEventListener("click", () => pin(to));
+      return b;
+    };
+    const live = el("button", { type: "button", id: "replay-live" }, "Back to the table");
+    live.addEventListener("click", unpin);
+    replay.replaceChildren(
+      `Replaying version ${v.version} (${pinned + 1} of ${past.length} events) `,
+      step("◀", "replay-prev", pinned - 1, pinned > 0), " ",
+      step("▶", "replay-next", pinned + 1, pinned + 1 < past.length), " ", live);
+    replay.hidden = false;
+    renderView(board, v, mine, status, refresh, false);
+  };
+  const unpin = () => {
+    pinned = -1;
+    replay.hidden = true;
+    replay.replaceChildren();
+    for (const line of log.querySelectorAll(".pinned")) line.classList.remove("pinned");
+    if (view) renderView(board, view, mine, status, refresh);
+  };
+  log.addEventListener("click", (e) => {
+    const line = (e.target as HTMLElement).closest<HTMLElement>("li[data-version]");
+    const at = line ? past.findIndex((v) => String(v.version) === line.dataset.version) : -1;
+    if (at >= 0) pin(at);
+  });
   const show = (v: TableView | undefined) => {
     if (!v || v.version < shown) return;
     shown = v.version;
     view = v;
-    renderView(board, v, mine, status, refresh);
+    if (pinned < 0) renderView(board, v, mine, status, refresh);
   };
   // after a refused move (another seat moved first, or the move is no longer legal) the
   // board is redrawn from the table as it is, whether or not the stream is up
@@ -358,6 +396,7 @@ async function tablePage(tableId: string): Promise<void> {
         }
         delay = 1000;
         last = event.version;
+        if (event.view) past.push(event.view);
         log.append(eventLine(event));
         log.scrollTop = log.scrollHeight;
         show(event.view);
@@ -383,6 +422,8 @@ async function tablePage(tableId: string): Promise<void> {
           last = 0n; // asked to resume past the table's version: replay it from the start
           shown = -1n;
           log.replaceChildren();
+          past.length = 0;
+          unpin();
         }
       }
     }
@@ -414,7 +455,7 @@ function cardRow(text: string, cls: string): HTMLElement {
 
 function renderView(
   board: HTMLElement, v: TableView, mine: { seat: number } | null, status: HTMLElement,
-  refresh: () => Promise<void>,
+  refresh: () => Promise<void>, live = true,
 ): void {
   const table = v.table!;
   const game = v.view?.game;
@@ -435,7 +476,7 @@ function renderView(
   const centre = el("div", { id: "centre" }, ...centrePieces(game?.case, gv));
   const hand = gv && typeof gv.hand === "string" && gv.hand ? cardRow(gv.hand, "hand") : el("div", { class: "cards hand" });
   const moves = el("div", { id: "moves" });
-  if (mine && v.legalMoves.length) {
+  if (live && mine && v.legalMoves.length) {
     moves.append(el("span", {}, "Your move: "));
     for (const m of v.legalMoves) {
       const b = el("button", { class: "move", "data-move": m }, m);
@@ -453,14 +494,14 @@ function renderView(
       moves.append(b);
     }
   }
-  if (mine && v.onTurn.length && !v.onTurn.includes(mine.seat) && !v.result?.finished) {
+  if (live && mine && v.onTurn.length && !v.onTurn.includes(mine.seat) && !v.result?.finished) {
     // optional moves (an announcement...) may be on offer meanwhile, above
     moves.append(el("span", { class: "waiting" }, ` Waiting for seat ${v.onTurn.join(", ")}`));
   }
   const over = v.result?.finished
     ? el("div", { id: "game-over", role: "status" },
         `Game over. ${v.result.winners.length ? `Winners: seat ${v.result.winners.join(", ")}` : "No winner"}. Totals: ${v.result.totals.join(" / ")}` +
-          ` (last deal: ${v.result.lastDeal.join(" / ")})`)
+          ` (last deal: ${v.result.lastDeal.join(" / ")}) `, recordButton(table.tableId, status))
     : "";
   const details = el("details", { id: "state" }, el("summary", {}, "Everything this seat may see"),
     el("pre", {}, v.view ? JSON.stringify(toJson(GameViewSchema, v.view), null, 1) : ""));
@@ -468,6 +509,27 @@ function renderView(
     el("p", { id: "version" }, `${table.game} · version ${v.version} · ${TableStatus[table.status] ?? ""}`),
     seats, centre, el("h3", {}, mine ? "Your hand" : ""), hand, moves, over, details,
   );
+}
+
+// The finished game's record (ExportRecord: every move unmasked, the seed, the result), saved
+// as JSON; a private table's needs this tab's seat token.
+function recordButton(tableId: string, status: HTMLElement): HTMLElement {
+  const b = el("button", { type: "button", id: "record" }, "Download the record");
+  b.addEventListener("click", async () => {
+    try {
+      const record = await api.exportRecord({ tableId }, auth(tokenFor(tableId)?.token));
+      const text = JSON.stringify(toJson(GameRecordSchema, record), null, 1);
+      const link = el("a", {
+        href: URL.createObjectURL(new Blob([text], { type: "application/json" })),
+        download: `croupier-${tableId}.json`,
+      });
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  return b;
 }
 
 // Dedicated pieces where a game has a table worth drawing; the JSON above covers the rest.
