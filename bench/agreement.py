@@ -11,7 +11,10 @@ heuristic player in every seat to the end of the match, `--rollouts` times each 
 same random streams, and the difference in the seat's final points is what the higher
 level's choice gains there. As in `bench.regret`, the true hidden cards are one draw from
 what the view allows, so over many decisions the gain is what the choice is worth to a player
-who sees only the view.
+who sees only the view. That one draw makes each decision's value noisy; with `--worlds`
+every play-out starts instead from hidden cards dealt anew from the seat's view (uniformly,
+as the engine's `sample` deals them, the same world for both moves), which averages the
+hidden cards out at the price of ignoring what the other seats' play said about them.
 
     python -m bench.agreement dos --option target=1 --high expert --low hard --matches 40
 """
@@ -40,7 +43,7 @@ def unhurried(name: str) -> Level:
 
 def play_match(job: tuple) -> tuple[int, list[list[Any]]]:
     """One match of heuristic players; per compared decision [kind, same, gain]."""
-    game_name, players, options, seed, match, high_name, low_name, share, rollouts = job
+    game_name, players, options, seed, match, high_name, low_name, share, rollouts, worlds = job
     game = get_game(game_name)
     high, low = unhurried(high_name), unhurried(low_name)
     policy = get_heuristic(game_name)
@@ -64,8 +67,9 @@ def play_match(job: tuple) -> tuple[int, list[list[Any]]]:
                 gain = 0.0
                 for r in range(rollouts):
                     streams = f"{seed}/{match}/{ply}/{r}"
-                    gain += (rollout(game, state, seat, hi, random.Random(streams))
-                             - rollout(game, state, seat, lo, random.Random(streams)))
+                    start = game.sample(view, random.Random(f"{streams}/w")) if worlds else state
+                    gain += (rollout(game, start, seat, hi, random.Random(streams))
+                             - rollout(game, start, seat, lo, random.Random(streams)))
                 out.append([text, False, gain / rollouts])
         state = game.apply(state, seat, move)
         ply += 1
@@ -103,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the share of decisions (with a choice) that both levels make")
     parser.add_argument("--rollouts", type=int, default=100,
                         help="play-outs of each of the two moves where the levels differ")
+    parser.add_argument("--worlds", action="store_true",
+                        help="play out from hidden cards dealt anew from the view each time")
     add_match_args(parser, seed="agreement", jobs=1)
     args = parser.parse_args(argv)
     game = get_game(args.game)
@@ -112,16 +118,18 @@ def main(argv: list[str] | None = None) -> None:
     results = Results(args.results, {
         "game": args.game, "players": players, "options": options, "seed": args.seed,
         "agreement": f"{args.high}>{args.low}", "share": args.share, "rollouts": args.rollouts,
+        **({"worlds": True} if args.worlds else {}),
         "levels": level_print(args.game, args.high, args.low)})
     jobs = [(args.game, players, options, args.seed, m, args.high, args.low, args.share,
-             args.rollouts) for m in results.todo(args.matches)]
+             args.rollouts, args.worlds) for m in results.todo(args.matches)]
     started = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
         for match, decisions in pool.map(play_match, jobs):
             results.add(match, decisions=decisions)
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults"
-    print(f"{args.game}, {players} players, options: {shown}; {args.rollouts} rollouts a move; "
-          f"{time.time() - started:.0f} s\n")
+    start = "worlds dealt from the view" if args.worlds else "the true position"
+    print(f"{args.game}, {players} players, options: {shown}; {args.rollouts} rollouts a move "
+          f"from {start}; {time.time() - started:.0f} s\n")
     print("\n".join(report(results.rows(args.matches), args.high, args.low)))
 
 

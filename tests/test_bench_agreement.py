@@ -20,20 +20,23 @@ def test_levels_are_compared_without_their_time_limits() -> None:
 def test_a_level_agrees_with_itself() -> None:
     decisions = []
     for match in range(3):
-        _, out = play_match(("sobe_e_desce", 4, SHORT, "t", match, "heuristic", "heuristic", 1.0, 2))
+        _, out = play_match(("sobe_e_desce", 4, SHORT, "t", match, "heuristic", "heuristic", 1.0, 2, False))
         decisions += out
     assert len(decisions) > 10
     assert all(same and gain == 0.0 for _, same, gain in decisions)
 
 
 def test_the_heuristic_gains_where_random_play_chooses_otherwise() -> None:
-    decisions = []
-    for match in range(4):
-        _, out = play_match(("sobe_e_desce", 4, SHORT, "t", match, "heuristic", "random", 1.0, 4))
-        decisions += out
-    differ = [gain for _, same, gain in decisions if not same]
-    assert len(differ) > 10
-    assert sum(differ) > 0
+    """Played out from the true position and from worlds dealt from the view alike."""
+    for worlds in (False, True):
+        decisions = []
+        for match in range(4):
+            _, out = play_match(
+                ("sobe_e_desce", 4, SHORT, "t", match, "heuristic", "random", 1.0, 4, worlds))
+            decisions += out
+        differ = [gain for _, same, gain in decisions if not same]
+        assert len(differ) > 10
+        assert sum(differ) > 0
 
 
 def test_the_report_counts_agreement_and_averages_the_gains() -> None:
