@@ -134,6 +134,17 @@ def test_person_plays_dou_dizhu_against_two_bots(stack: ServerProcess, page: Pag
         assert view.result.finished and view.table.status == pb.TABLE_STATUS_FINISHED
         assert [s.is_bot for s in view.table.seats] == [False, True, True]
         assert view.table.seats[0].name == "alice"
+        # "Play again": a new table like this one, the same seat taken
+        page.click("#play-again")
+        page.wait_for_function(f"() => location.hash.startsWith('#/table/')"
+                               f" && !location.hash.endsWith({table_id!r})")
+        page.wait_for_selector("text=You play seat 0")
+        page.wait_for_selector(".hand .card")
+        again = client.view(page.url.rsplit("/", 1)[1]).table
+        assert again.game == "dou_dizhu" and dict(again.options) == dict(view.table.options)
+        assert [(s.kind, s.bot_level) for s in again.seats] == [
+            (s.kind, s.bot_level) for s in view.table.seats]
+        assert again.seats[0].name == "alice"
     finally:
         client.close()
 

@@ -268,9 +268,9 @@ function newToken(): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
 }
 
-async function joinTable(tableId: string): Promise<void> {
+async function joinTable(tableId: string, seat?: number): Promise<void> {
   const status = document.getElementById("status") ?? app;
-  const request = { tableId, name: playerName(), token: newToken() };
+  const request = { tableId, seat, name: playerName(), token: newToken() };
   try {
     let reply;
     for (let attempt = 1; ; attempt++) {
@@ -501,7 +501,8 @@ function renderView(
   const over = v.result?.finished
     ? el("div", { id: "game-over", role: "status" },
         `Game over. ${v.result.winners.length ? `Winners: seat ${v.result.winners.join(", ")}` : "No winner"}. Totals: ${v.result.totals.join(" / ")}` +
-          ` (last deal: ${v.result.lastDeal.join(" / ")}) `, recordButton(table.tableId, status))
+          ` (last deal: ${v.result.lastDeal.join(" / ")}) `, recordButton(table.tableId, status), " ",
+        againButton(table, live ? mine : null, status))
     : "";
   const details = el("details", { id: "state" }, el("summary", {}, "Everything this seat may see"),
     el("pre", {}, v.view ? JSON.stringify(toJson(GameViewSchema, v.view), null, 1) : ""));
@@ -525,6 +526,29 @@ function recordButton(tableId: string, status: HTMLElement): HTMLElement {
       });
       link.click();
       setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (err) {
+      showError(status, err);
+    }
+  });
+  return b;
+}
+
+// A new table like a finished one: same game, players, options and seats (a person's seat
+// stays a person's, a bot's keeps its level); whoever played here sits down at the same seat,
+// a spectator watches. A deck option comes back as its digest ("sha256:..."), not the cards:
+// the new table deals from its own seed instead.
+function againButton(table: Table, mine: { seat: number } | null, status: HTMLElement): HTMLElement {
+  const b = el("button", { type: "button", id: "play-again" }, mine ? "Play again" : "New table like this");
+  b.addEventListener("click", async () => {
+    const options = Object.fromEntries(Object.entries(table.options ?? {})
+      .filter(([, value]) => !(typeof value === "string" && value.startsWith("sha256:"))));
+    const seats = table.seats.map((s) => s.kind === SeatKind.BOT
+      ? { kind: SeatKind.BOT, botLevel: s.botLevel }
+      : { kind: SeatKind.HUMAN });
+    try {
+      const fresh = await api.createTable({ game: table.game, players: table.players, seats, options });
+      if (mine) await joinTable(fresh.tableId, mine.seat);
+      else location.hash = `#/table/${fresh.tableId}`;
     } catch (err) {
       showError(status, err);
     }
