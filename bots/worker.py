@@ -590,6 +590,9 @@ def _process_main(settings: Settings, index: int) -> None:
         code = asyncio.run(Worker(settings, index).run())
     except KeyboardInterrupt:  # a signal before the loop's handlers were installed
         code = 0
+    except Exception:  # logged as one event, not as multiprocessing's plain traceback
+        log.exception("worker_crashed", worker=index)
+        code = 1
     sys.exit(code)
 
 
@@ -721,7 +724,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level",
         default=os.environ.get("CROUPIER_LOG_LEVEL", "info"),
-        help="debug, info, warning or error (env CROUPIER_LOG_LEVEL; default %(default)s)",
+        choices=bot_logging.LEVELS,
+        help="the console's (stderr's) level; on a terminal, per-decision and per-seat events "
+        "count as debug (env CROUPIER_LOG_LEVEL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        default=os.environ.get("CROUPIER_LOG_FILE", ""),
+        help="also append every event, debug included, to PATH as JSON lines "
+        "(env CROUPIER_LOG_FILE; default none)",
     )
     return parser
 
@@ -729,8 +741,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """`croupier bots`: exits 0 after a clean stop."""
     args = build_parser().parse_args(argv)
-    bot_logging.configure(args.log_level)
-    os.environ["CROUPIER_LOG_LEVEL"] = args.log_level  # spawned workers log the same way
+    try:
+        bot_logging.configure(args.log_level, log_file=args.log_file)
+    except OSError as e:
+        print(f"croupier bots: cannot open the log file {args.log_file}: {e}", file=sys.stderr)
+        return 2
+    # spawned workers log the same way
+    os.environ["CROUPIER_LOG_LEVEL"] = args.log_level
+    os.environ["CROUPIER_LOG_FILE"] = args.log_file
     levels = frozenset(part.strip() for part in args.levels.split(",") if part.strip()) or None
     if levels:
         unknown = sorted(levels - set(LEVELS))
