@@ -67,10 +67,11 @@ bots: run-setup
 play: run-setup
 	$(BIN)/croupier play dou_dizhu
 
+# PYTEST_ARGS (make variable or environment) narrows the run, e.g. PYTEST_ARGS=tests/test_x.py
 test: setup $(WEB_IF_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
