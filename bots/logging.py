@@ -19,7 +19,6 @@ states and tokens). Bots may not import `service`; the server uses this through
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import io
 import logging
@@ -177,9 +176,12 @@ class _Sink:
         return level >= self.level
 
 
+_NOTHING: tuple[tuple[()], dict[str, Any]] = ((), {})
+
+
 class _FanOut:
-    """The last processor: renders and writes the event for every sink that wants it, then
-    drops it (structlog's logger has nothing left to do)."""
+    """The last processor: renders and writes the event for every sink that wants it; the
+    logger behind (structlog's ReturnLogger) gets nothing left to do."""
 
     def __init__(self, sinks: Sequence[_Sink]) -> None:
         self.sinks = tuple(sinks)
@@ -188,25 +190,30 @@ class _FanOut:
         level = _NUMBER.get(event.get("level", method), logging.INFO)
         name = event.get("event")
         targets = [s for s in self.sinks if s.wants(level, name)]
+        last = len(targets) - 1
         for i, sink in enumerate(targets):
-            mine = event if i == len(targets) - 1 else dict(event)  # renderers pop keys
-            line = sink.render(logger, method, mine)
-            with contextlib.suppress(OSError, ValueError):  # a closed or full output: lose
-                sink.write(line)  # the line, not the call that logged it
-        raise structlog.DropEvent
+            line = sink.render(logger, method, event if i == last else dict(event))  # renderers
+            try:  # pop keys
+                sink.write(line)
+            except (OSError, ValueError):  # a closed or full output loses the line, not the
+                continue  # call that logged it
+        return _NOTHING
 
 
 def _stream_writer(stream: Any) -> Callable[[bytes], None]:
     buffer = getattr(stream, "buffer", None)
 
-    def write(line: bytes) -> None:
-        if buffer is not None:
-            stream.flush()  # text written to it before, then this line
-            buffer.write(line)
-            buffer.flush()
-        else:  # a text-only stream (pytest's capture)
+    if buffer is None:  # a text-only stream (pytest's capture)
+
+        def write_text(line: bytes) -> None:
             stream.write(line.decode("utf-8", "replace"))
             stream.flush()
+
+        return write_text
+
+    def write(line: bytes) -> None:
+        buffer.write(line)
+        buffer.flush()
 
     return write
 

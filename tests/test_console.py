@@ -302,7 +302,6 @@ def test_terminal_console_shows_the_tables_not_each_call(tmp_path: Path) -> None
         ("serve", "--web-listen", "CROUPIER_WEB_LISTEN"),
         ("serve", "--metrics-port", "CROUPIER_METRICS_PORT"),
         ("run", "--listen", "CROUPIER_LISTEN"),
-        ("run", "--web-listen", "CROUPIER_WEB_LISTEN"),
     ],
 )
 def test_a_port_in_use_names_the_setting_to_change(command: str, flag: str, setting: str) -> None:
