@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import functools
 import multiprocessing
 import os
@@ -764,7 +765,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if settings.workers == 1:
         if args.metrics_port:
-            metrics.serve_http(args.metrics_port)
+            try:
+                metrics.serve_http(args.metrics_port)
+            except OSError as e:
+                return _no_metrics(args.metrics_port, e)
         return asyncio.run(Worker(settings).run())
     if not args.metrics_port:
         return _supervise(settings)
@@ -772,10 +776,24 @@ def main(argv: list[str] | None = None) -> int:
     path = tempfile.mkdtemp(prefix="croupier-bot-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = path  # inherited by the spawned workers
     try:
-        metrics.serve_multiprocess(args.metrics_port, "", path)
+        try:
+            metrics.serve_multiprocess(args.metrics_port, "", path)
+        except OSError as e:
+            return _no_metrics(args.metrics_port, e)
         return _supervise(settings)
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _no_metrics(port: int, error: OSError) -> int:
+    """One error event naming the setting to change, not a traceback; exit code 1."""
+    what = "it is in use" if error.errno == errno.EADDRINUSE else str(error)
+    log.error(
+        "cannot_serve_metrics",
+        reason=f"cannot listen on port {port} (bot metrics): {what}; choose another with "
+        "--metrics-port or CROUPIER_BOT_METRICS_PORT",
+    )
+    return 1
 
 
 if __name__ == "__main__":

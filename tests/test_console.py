@@ -326,3 +326,19 @@ def test_a_port_in_use_names_the_setting_to_change(command: str, flag: str, sett
         f"cannot listen on 127.0.0.1:{port} ({label}): it is in use; choose another with "
         f"{flag} or {setting}"
     ], done.stderr
+
+
+def test_a_bot_metrics_port_in_use_names_its_setting() -> None:
+    with socket.create_server(("0.0.0.0", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [CROUPIER, "bots", "--server", f"127.0.0.1:{free_port()}", "--metrics-port",
+             str(port)],
+            cwd=REPO, capture_output=True, text=True, timeout=60, env=child_env(),
+        )
+    assert done.returncode == 1, done.stderr
+    [line] = json_lines(done.stderr)
+    assert line["reason"] == (
+        f"cannot listen on port {port} (bot metrics): it is in use; choose another with "
+        "--metrics-port or CROUPIER_BOT_METRICS_PORT"
+    )
