@@ -273,11 +273,12 @@ def test_a_seat_that_passed_only_plays_its_card_when_its_turn_comes_in_that_tric
     assert s.turn == 2 and 2 in GAME.to_act(s) and len(hand(s, 2)) == 12
     legal = GAME.legal_moves(s, 2)
     assert legal and all(m.kind == 0 for m in legal)  # cards only: no kontra, no pass
+    assert GAME.legal_moves(GAME.decode(GAME.encode(s)), 2) == legal  # stored with the state
     with pytest.raises(IllegalMove, match="passed"):
         GAME.apply(s, 2, Move("kontra"))
     s = play(s, "Kc")  # seat 2 plays its card as usual
     assert s.turn == 3 and 2 not in GAME.to_act(s)
-    assert GAME.decode(GAME.encode(s)).acting == s.acting  # the pass is kept in the state
+    assert GAME.decode(GAME.encode(s)).acting == s.acting
     with pytest.raises(IllegalMove, match="passed"):
         GAME.apply(s, 2, Move("kontra"))
     s = play(s, "9d")  # the trick ends: seat 2 (11 cards) is asked again
