@@ -99,7 +99,14 @@ class WebH2Protocol(H2Protocol):
         """Answers INVALID_ARGUMENT as the request's protocol reads it, then resets the stream
         (PROTOCOL_ERROR, a stream error) if the client is still sending."""
         stream_id = event.stream_id or 0
-        content_type = _content_type(headers)
+        log.info("web_request_refused", reason=problem)
+        try:
+            self._answer_invalid(stream_id, _content_type(headers), problem)
+        except h2.exceptions.ProtocolError:  # the client reset the stream in the same batch
+            return
+        self._reset_if_open(stream_id, ErrorCodes.PROTOCOL_ERROR)
+
+    def _answer_invalid(self, stream_id: int, content_type: bytes, problem: str) -> None:
         if content_type.startswith(b"application/grpc"):  # gRPC, gRPC-Web: trailers-only
             reply = (b"application/grpc-web+proto" if content_type.startswith(b"application/grpc-web")
                      else b"application/grpc")
@@ -120,8 +127,6 @@ class WebH2Protocol(H2Protocol):
             )
             if fits:
                 self.connection.send_data(stream_id, body, end_stream=True)
-        self._reset_if_open(stream_id, ErrorCodes.PROTOCOL_ERROR)
-        log.info("web_request_refused", reason=problem)
 
     async def stream_send(self, event: StreamEvent) -> None:
         await super().stream_send(event)

@@ -44,9 +44,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def assert_clean_log(server: ServerProcess) -> None:
-    """The HTTP layers' faults showed as tracebacks (a KeyError in hypercorn's HTTP/2 loop)."""
+    """The HTTP layers' faults showed as tracebacks (a KeyError in hypercorn's HTTP/2 loop);
+    a structured log line with an exception, or at level error, is one too."""
     text = server.log_text()
     assert "Traceback" not in text and "KeyError" not in text, text[-3000:]
+    bad = [line for line in server.log_lines()
+           if "exception" in line or line.get("level") in ("error", "critical")]
+    assert not bad, bad
 
 
 def envelope(message: bytes, flags: int = 0) -> bytes:
@@ -264,6 +268,14 @@ def test_a_header_with_trailing_whitespace_refuses_that_request_only(
         connect = client.replies[bad_connect]
         assert connect.headers[b":status"] == b"400"
         assert json.loads(connect.body)["code"] == "invalid_argument"
+        # a malformed request the client resets at once (one write: the server reads both)
+        gone = client.conn.get_next_available_stream_id()
+        client.replies[gone] = Reply()
+        client.conn.send_headers(gone, [
+            (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"localhost"),
+            (b":path", PING), (b"content-type", b"application/grpc"), (b"x-note", b" x")])
+        client.conn.reset_stream(gone)
+        client.flush()
         # the stream opened before is still there, and new ones too
         client.send(waiting, envelope(ping(b"alive")), end=True)
         fresh = client.open(PING, b"application/grpc", body=envelope(ping(b"new")))
