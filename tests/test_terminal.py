@@ -224,6 +224,9 @@ def test_optional_moves_are_never_the_turn() -> None:
     # another seat plays a card: the seat may announce or pass, but the table waits for seat 2
     view = table_view("doppelkopf", dk, ["re", "pass"], [2], to_act=[0, 1, 2, 3])
     assert p.split(view) == ([], ["re", "pass"])
+    levels = ["re", "re no 90", "re no 60", "re no 30", "re schwarz", "pass"]
+    assert renderer_for("doppelkopf").also(dk, view.table, 0, levels) == (
+        "Also: re … re schwarz, pass — type one any time ('pass': none until the trick ends).")
     dos = dos_pb2.DosView(hand="b7 r3", current=0, dos_window=1)
     view = table_view("dos", dos, ["draw", "catch"], [0], to_act=[0, 1])
     assert p.split(view) == (["draw"], ["catch"])

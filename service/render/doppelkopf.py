@@ -149,6 +149,16 @@ class DoppelkopfRenderer(Renderer[View]):
             return []
         return [m for m in moves if OPTIONAL.fullmatch(m)]
 
+    def also(self, view: View, table: Table, me: int, moves: list[str]) -> str:
+        # 're, re no 90, re no 60, re no 30, re schwarz' reads as 're … re schwarz'
+        levels = [m for m in moves if m != "pass"]
+        shown = [levels[0], "…", levels[-1]] if len(levels) > 2 else levels
+        if "pass" in moves:
+            shown.append("pass")
+        text = ", ".join(shown).replace(", …,", " …")
+        why = " ('pass': none until the trick ends)" if "pass" in moves else ""
+        return f"Also: {text} — type {'it' if len(moves) == 1 else 'one'} any time{why}."
+
     def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
         if not view.history:
             return []
