@@ -1,8 +1,10 @@
 """`croupier play` and `croupier watch`: terminal clients of the public gRPC API.
 
 They use only the API (never the engines' internals), so they double as a reference for
-frontend authors: create a table, join it, follow StreamTable, answer when the seat is to act,
-and retry with the server's message when a move is refused.
+frontend authors: create a table, join it, follow StreamTable, ask for a move when the table
+waits for the seat (optional moves are offered, never asked for), send a move overtaken by
+another seat's optional move again (bots.resend), show the server's reason for any other
+refusal, and give the seat back on leaving.
 """
 
 from __future__ import annotations
