@@ -736,7 +736,9 @@ async def serve(
     # what start-up made (modules, engines' tables, protobuf classes) lives as long as the
     # process: out of the collector's sight, full collections stop walking it on every round
     gc.freeze()
-    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen)
+    left = running.tables.abandon
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen,
+              abandon_waiting_s=left.waiting_seconds, abandon_playing_s=left.playing_seconds)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -98,7 +98,10 @@ class Abandon:
         for name in ("waiting_seconds", "playing_seconds"):
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be 0 (never) or a positive number of seconds")
+                raise ValueError(
+                    f"the time before a table is closed as abandoned ({name}) must be 0 "
+                    f"(never) or a positive number of seconds, got {value!r}"
+                )
 
     @property
     def presence_every(self) -> float:
