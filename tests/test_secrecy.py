@@ -524,3 +524,34 @@ def test_hopping_the_seats_of_a_waiting_table_shows_no_card(
     for message in seen:  # nor anywhere else in a reply, spelt as the hand is
         text = str(message)
         assert not [h for h in hands if len(h) >= 6 and h in text], (name, text)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_fixed_deck_deals_the_same_hands_however_the_seats_were_taken(
+    server: ServerProcess, name: str
+) -> None:
+    """Duplicate play (tournaments): tables given the same `deck` (and dealer) options get the
+    same hands, whether their seats were taken at once or after clients came and went, and
+    they are the hands the engine deals from those options."""
+    game, sec = GAMES[name], SECRETS[name]
+    players = SETUPS[name][0].players
+    options = deal_options(name, players, {}, "duplicate", 1)
+    engine = game.encode(game.new_game(players, options, "any seed"))
+    want = [_get(sec.state.FromString(engine), "hands", s) for s in range(players)]
+    client = Client(server.address)
+    try:
+        for hops in (0, 2):
+            tid = client.create(game=name, players=players, options=options).table_id
+            for _ in range(hops):
+                for seat in range(players):
+                    client.join(tid, name="comes and goes", seat=seat)
+                    client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid),
+                                           metadata=bearer(client.tokens[seat]), timeout=10)
+            for seat in range(players):
+                client.join(tid, name=f"p{seat}", seat=seat)
+            _, data = stored_table(server.db, tid)
+            got = [_get(sec.state.FromString(data), "hands", s) for s in range(players)]
+            assert got == want, f"{name}: the deal differs after {hops} rounds of hops"
+    finally:
+        client.close()

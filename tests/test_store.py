@@ -930,10 +930,20 @@ def test_redis_finished_tables_expire(redis_url: str) -> None:
         assert 0 < await conn.ttl(store._stream_key("t1")) <= 1
         assert await conn.ttl(store._record_key("t2")) == -1  # still playing: kept
         assert [r.table_id for r in await store.list(TableFilter(status=Status.FINISHED))] == ["t1"]
+        # a table closed as abandoned expires alike, and leaves the abandonment round's index
+        await _seed(store, "t3")
+        assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is not None
+        closed = record("t3", version=2, status=Status.ABANDONED)
+        end = event("t3", 2, EventKind.END, status=Status.ABANDONED, abandoned=True)
+        await store.commit(closed, [end], 1)
+        assert 0 < await conn.ttl(store._record_key("t3")) <= 1
+        assert 0 < await conn.ttl(store._stream_key("t3")) <= 1
+        assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is None
         await asyncio.sleep(1.2)
         assert await store.get("t1") is None
         assert await store.events_after("t1", 0) == []
         assert [r.table_id for r in await store.list(TableFilter())] == ["t2"]
+        assert await store.get("t3") is None
         # the listing dropped the expired id from every index
         for key in (
             store._idx_created,
