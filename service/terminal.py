@@ -509,7 +509,10 @@ class Player:
         """Shows one event; True after the last (END)."""
         self.show_event(event)
         if event.kind == croupier_pb2.EVENT_KIND_END:
-            self.show_final(event.view)
+            if event.end_reason == croupier_pb2.END_REASON_ABANDONED:
+                self.say("The table was closed as abandoned: nobody came back to it.", "bold")
+            else:
+                self.show_final(event.view)
             return True
         self.take(event.view)
         return False
@@ -739,7 +742,8 @@ def describe_event(event: croupier_pb2.TableEvent) -> str:
     elif event.kind == croupier_pb2.EVENT_KIND_CREATED:
         body = f"table {table.table_id} created ({table.game}, {table.players} players)"
     elif event.kind == croupier_pb2.EVENT_KIND_END:
-        body = "match over"
+        abandoned = event.end_reason == croupier_pb2.END_REASON_ABANDONED
+        body = "closed as abandoned" if abandoned else "match over"
     elif event.kind == croupier_pb2.EVENT_KIND_SEATS_OPENED:
         body = "empty seats handed to bots"
     else:
@@ -787,6 +791,8 @@ def watch_main(argv: list[str] | None = None) -> int:
                     if summary:
                         say(f"    {summary}", "dim")
                 if event.kind == croupier_pb2.EVENT_KIND_END:
+                    if event.end_reason == croupier_pb2.END_REASON_ABANDONED:
+                        return 0
                     result = event.view.result
                     say("Final scores:", "bold")
                     for line in scores_lines(result, event.view.table, None, last_deal=False):

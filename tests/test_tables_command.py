@@ -124,7 +124,8 @@ def test_abandoned_tables_only_when_asked_and_the_watch_command_works(
         watched = subprocess.run([*CROUPIER, *words[1:]], cwd=REPO, capture_output=True,
                                  text=True, timeout=60)
         assert watched.returncode == 0, watched.stdout + watched.stderr
-        assert re.search(r"\[v\d+\] end", watched.stdout), watched.stdout
+        assert re.search(r"\[v\d+\] end: closed as abandoned", watched.stdout), watched.stdout
+        assert "Final scores" not in watched.stdout  # nobody played: no scores to show
     finally:
         client.close()
         server.stop()
