@@ -20,10 +20,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from bots.levels import LEVELS, get_level
+from bots.progress import progress_bar
 from engines.contract import option_argument
 from engines.registry import get_game
 
@@ -129,13 +129,13 @@ def run(
         for s in seatings(bots, players)
     ]
     records: list[Record] = []
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
-    with Progress(*columns, disable=not progress, console=Console(stderr=True)) as bar:
-        task = bar.add_task(f"{game_name} {','.join(bots)}", total=len(plan), rate="")
+    # games (one seating of one deal each), not deals: a deal is done with its last seating
+    with progress_bar("games", Console(stderr=True), disable=not progress) as bar:
+        task = bar.add_task(f"{game_name} {','.join(bots)}", total=len(plan), before=0,
+                            detail=f"· {deals} deals x {len(plan) // max(deals, 1)} seatings")
         for rec in _execute(plan, jobs):
             records.append(rec)
-            bar.update(task, advance=1, rate=f"{len(records)} games")
+            bar.update(task, advance=1)
     records.sort(key=lambda r: (r.deal, r.seating))
     return records
 

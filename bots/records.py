@@ -4,7 +4,9 @@ engine, so that a result can be trusted without trusting the server that produce
 A record (croupier.v1.GameRecord, exported by the ExportRecord RPC once a table is finished)
 holds the engine's initial state and seed, every move in canonical notation with its seat,
 and the result. Replaying re-creates the deal from the seed and options, applies every move
-through `engines.registry.get_game`, and compares the final result.
+through `engines.registry.get_game`, and compares the final result. A table closed as
+abandoned (`end_reason`) stops where it was closed: its moves replay the same, and its result
+is the scores reached; one closed before its last seat was taken has no deal at all.
 """
 
 from __future__ import annotations
@@ -61,6 +63,14 @@ def replay(record: pb.GameRecord) -> pb.Result:
     except ValueError as e:
         raise ReplayError(str(e)) from None
     options = _options(record)
+    abandoned = record.end_reason == pb.END_REASON_ABANDONED
+    if abandoned and not record.initial_state:
+        # closed before every seat was taken: nothing was dealt, so nothing may follow
+        nothing = pb.Result(totals=[0] * record.players, last_deal=[0] * record.players)
+        if record.moves or record.seed or record.result != nothing:
+            raise ReplayError("the record of a table closed before its deal holds moves, a "
+                              "seed or scores: the record was altered")
+        return nothing
     try:
         state = game.decode(record.initial_state)
     except Exception as e:  # a tampered state may fail anywhere inside the decoder
@@ -95,7 +105,10 @@ def replay(record: pb.GameRecord) -> pb.Result:
             state = game.apply(state, step.seat, move)
         except IllegalMove as e:
             raise ReplayError(f"{where}: illegal: {e}") from None
-    if not game.is_over(state):
+    if abandoned and game.is_over(state):
+        raise ReplayError(f"after {len(record.moves)} moves the match is over, yet the record "
+                          "says the table was closed as abandoned")
+    if not abandoned and not game.is_over(state):
         raise ReplayError(f"after {len(record.moves)} moves the match is not over")
     r = game.result(state)
     got = pb.Result(totals=r.totals, last_deal=r.last_deal, finished=r.finished,
@@ -128,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path}: FAILED: {e}", file=sys.stderr)
             continue
         if not args.quiet:
-            print(f"{path}: ok, {len(load(path).moves)} moves, totals {list(result.totals)}, "
-                  f"winners {list(result.winners)}")
+            record = load(path)
+            closed = (" (closed as abandoned)"
+                      if record.end_reason == pb.END_REASON_ABANDONED else "")
+            print(f"{path}: ok, {len(record.moves)} moves, totals {list(result.totals)}, "
+                  f"winners {list(result.winners)}{closed}")
     return 1 if failed else 0
 
 

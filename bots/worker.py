@@ -38,6 +38,7 @@ from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 from bots import logging as bot_logging
 from bots.channel import check_tls_files, open_channel
 from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
+from bots.resend import resend
 from service import metrics
 
 log = structlog.get_logger("croupier.bots")
@@ -246,11 +247,11 @@ class SeatPlayer:
     async def _act(self, view: croupier_pb2.TableView) -> None:
         """Move for as long as the freshest view says this seat is to act."""
         refusals = 0
-        again: str | None = None  # a decided move to send once more at the table's new version
+        again: str | None = None  # a decided move to send again at the table's new version
+        resends = 0  # of the move in hand, in a row
         thought = 0.0
         while not self.stop.is_set() and self._my_turn(view):
             started = time.perf_counter()
-            resending = again is not None
             if again is not None:
                 move, again = again, None
             elif refusals >= REFUSALS_BEFORE_FALLBACK:
@@ -269,12 +270,14 @@ class SeatPlayer:
                     # Someone moved first (or our earlier submit went through): look again.
                     self.log.info("version_conflict", version=view.version, details=error.details())
                     fresh = await self._get_view()
-                    if (not resending and move in fresh.legal_moves
-                            and (self.seat in fresh.on_turn) == (self.seat in view.on_turn)):
+                    if resend(move, view, fresh, resends):
                         # another seat's out-of-turn move (a declined announcement, a call)
                         # moved the table on while this seat thought: its move still stands,
-                        # so it is sent again rather than searched again (once)
+                        # so it is sent again rather than searched again (bots.resend)
                         again = move
+                        resends += 1
+                    else:
+                        resends = 0
                     view = fresh
                     continue
                 if code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT):
@@ -283,9 +286,11 @@ class SeatPlayer:
                     self.log.warning("move_refused", version=view.version, code=code.name)
                     if refusals > REFUSALS_BEFORE_FALLBACK:
                         return  # not even a listed move: wait for the next event, do not spin
+                    resends = 0
                     view = await self._get_view()
                     continue
                 raise
+            resends = 0
             self.decisions += 1
             self.log.info(
                 "decision",

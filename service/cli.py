@@ -26,6 +26,7 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
     "replay": ("bots.records", "main", "replay game records through the engine and check them"),
     "tournament": ("bots.tournament.cli", "main", "bot-versus-bot tournament through a server"),
     "tournament-merge": ("bots.tournament.cli", "merge_main", "merge tournament shards' results"),
+    "tables": ("service.lobby", "main", "list a server's tables and how to watch each"),
 }
 
 
@@ -151,6 +152,23 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_MOVE_RATE; default none)",
     )
 
+    abandon = serve.add_argument_group(
+        "abandoned tables", "a table no person sat at or came back to (any call with a seat "
+        "token, or an open stream) for this long is closed as abandoned; see "
+        "docs/operations.md")
+    abandon.add_argument(
+        "--abandon-waiting-after", metavar="SECONDS", type=float,
+        default=defaults.abandon_waiting_seconds,
+        help="for a table still waiting for seats; 0 = never "
+        "(env CROUPIER_ABANDON_WAITING_SECONDS; default %(default)s)",
+    )
+    abandon.add_argument(
+        "--abandon-playing-after", metavar="SECONDS", type=float,
+        default=defaults.abandon_playing_seconds,
+        help="for a table being played; 0 = never (env CROUPIER_ABANDON_PLAYING_SECONDS; "
+        "default %(default)s)",
+    )
+
     security = serve.add_argument_group("security", "see docs/operations.md")
     security.add_argument(
         "--api-keys", metavar="FILE", default=defaults.api_keys,
@@ -234,6 +252,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.limits import Limits
     from service.security import ApiKeys, Tls
     from service.server import AddressInUse, serve
+    from service.tables import Abandon
 
     if not _configure_logging(args, "serve"):
         return 2
@@ -247,6 +266,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         keys = ApiKeys.load(args.api_keys)
         tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
+        abandon = Abandon(args.abandon_waiting_after, args.abandon_playing_after)
         asyncio.run(
             serve(
                 args.listen,
@@ -262,6 +282,7 @@ def _serve(args: argparse.Namespace) -> int:
                 keys,
                 tls,
                 poll_seconds=args.poll_seconds,
+                abandon=abandon,
             )
         )
     except AddressInUse as e:

@@ -52,6 +52,9 @@ class ServeConfig:
     tls_cert: str = ""
     tls_key: str = ""
     tls_client_ca: str = ""  # set: clients must present a certificate it signed
+    # tables no person sat at or came back to this long are closed as abandoned; 0 = never
+    abandon_waiting_seconds: float = 300.0
+    abandon_playing_seconds: float = 1800.0
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -76,6 +79,8 @@ class ServeConfig:
             tls_cert=env("TLS_CERT", ""),
             tls_key=env("TLS_KEY", ""),
             tls_client_ca=env("TLS_CLIENT_CA", ""),
+            abandon_waiting_seconds=env_float("ABANDON_WAITING_SECONDS", 300.0),
+            abandon_playing_seconds=env_float("ABANDON_PLAYING_SECONDS", 1800.0),
         )
 
 

@@ -31,7 +31,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from redis.exceptions import RedisError
 
-from service.store import Status, StoreUnavailable, TableRecord
+from service.store import StoreUnavailable, TableRecord
 from service.tables import Code, TableError
 
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
@@ -151,7 +151,7 @@ class Guard:
         alive, gone = [], []
         for table_id in created:
             record = await get(table_id)
-            if record is not None and record.status != Status.FINISHED:
+            if record is not None and not record.status.closed:
                 alive.append(table_id)
             else:
                 gone.append(table_id)

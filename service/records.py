@@ -1,9 +1,11 @@
 """Game records of finished tables: the initial state, every move unredacted, the result.
 
-A record is only given out once its table is finished: before that the initial state (which
-holds the seed and every hand) and the canonical moves would show hidden cards. It is built
-from the event log the store already keeps (each event carries the state after it), so
-exporting needs no extra bookkeeping while a table is played.
+A record is only given out once its table is over (finished, or closed as abandoned): before
+that the initial state (which holds the seed and every hand) and the canonical moves would
+show hidden cards. It is built from the event log the store already keeps (each event carries
+the state after it), so exporting needs no extra bookkeeping while a table is played. The
+initial state is the first dealt state in the log: the event that took the last seat (older
+tables: the creation's).
 """
 
 from __future__ import annotations
@@ -18,15 +20,17 @@ PAGE = 1000
 
 
 async def export_record(tables: Tables, table_id: str, token: str | None = None) -> pb.GameRecord:
-    """The record of a finished table; FAILED_PRECONDITION while it is still being played. A
-    private table's record goes only to a caller with one of its seat tokens."""
+    """The record of a finished (or abandoned) table; FAILED_PRECONDITION while it is still
+    being played. A private table's record goes only to a caller with one of its seat
+    tokens."""
     record = await tables.get(table_id)
     tables.authenticate(record, token)
-    if record.status != Status.FINISHED:
+    if not record.status.closed:
         raise TableError(
             Code.FAILED_PRECONDITION,
             f"table {table_id} is not finished (version {record.version}); its record, which "
-            "shows every hand, is only given out once the match is over",
+            "shows every hand, is only given out once the match is over (or the table was "
+            "closed as abandoned)",
         )
     game = tables.game(record.game)
     store: Store = tables.store
@@ -36,19 +40,24 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
         players=record.players,
         version=record.version,
         created_at=record.created_at,
+        end_reason=pb.END_REASON_ABANDONED
+        if record.status == Status.ABANDONED
+        else pb.END_REASON_MATCH_OVER,
     )
     out.options.update(record.options)
     out.seats.extend(views.table_summary(game, record).seats)
     last = 0
+    seen_creation = False
     while True:
         events = await store.events_after(table_id, last, limit=PAGE)
         for event in events:
             if event.version != last + 1:
                 raise RuntimeError(f"event log of {table_id} skips from {last} to {event.version}")
             last = event.version
-            if event.kind == EventKind.CREATED:
-                out.initial_state = event.state
-            elif event.kind == EventKind.MOVE:
+            seen_creation = seen_creation or event.kind == EventKind.CREATED
+            if not out.initial_state and event.state:
+                out.initial_state = event.state  # the deal (moves come only after it)
+            if event.kind == EventKind.MOVE:
                 out.moves.add(
                     version=event.version, seat=event.seat, move=event.move,
                     deal_over=event.deal_over,
@@ -57,9 +66,12 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
                 out.finished_at = event.time
         if len(events) < PAGE:
             break
-    if not out.initial_state:
+    if not seen_creation:
         raise RuntimeError(f"event log of {table_id} has no creation event")
-    seed = getattr(states.decode(game, out.initial_state), "seed", "")
-    out.seed = seed if isinstance(seed, str) else ""
-    views.fill_result(out.result, game, states.decode(game, record.state))
+    if out.initial_state:
+        seed = getattr(states.decode(game, out.initial_state), "seed", "")
+        out.seed = seed if isinstance(seed, str) else ""
+    elif record.status != Status.ABANDONED:
+        raise RuntimeError(f"event log of finished table {table_id} has no deal")
+    views.fill_result(out.result, game, views.state_of(game, record), record.players)
     return out

@@ -33,10 +33,11 @@ from service.limits import Guard, Limits, SharedCounts, client_key
 from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
-from service.store import EventKind, SeatKind, Status, Store, StoreUnavailable, open_store
+from service.store import EventKind, SeatKind, Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
 from service.tables import (
     MAX_TABLE_ID_CHARS,
+    Abandon,
     Code,
     SeatRequest,
     TableError,
@@ -304,6 +305,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         records, next_page = await self.tables.list(
             request.game, status, request.waiting_for_bot, request.limit, request.bot_levels,
             include_private=workers, page_token=request.page_token,
+            include_abandoned=request.include_abandoned,
         )
         f["count"] = len(records)
         return pb.ListTablesResponse(
@@ -319,6 +321,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         token = bearer_token(context)
         record = await self.tables.get(request.table_id)
         seat = self.tables.authenticate(record, token)
+        await self.tables.present(record, seat)
         if seat is not None and record.seats[seat].away:
             record = await self.tables.come_back(record, seat)
         f.update(seat=seat, version=record.version)
@@ -365,6 +368,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 f"{record.version}: resume from the last version received",
             )
         async with self.guard.stream(table_id):  # a refusal for too many streams changes nothing
+            await self.tables.present(record, seat)
             if seat is not None and record.seats[seat].away:
                 record = await self.tables.come_back(record, seat)
             async for event in self._stream(
@@ -423,9 +427,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                 f.update(version=last, sent=sent)
                 if event.kind == EventKind.END:
                     return
+            if seat is not None:  # an open stream of a seated person is presence
+                await self.tables.present(record, seat)
             if events:
                 continue
-            if record.status == Status.FINISHED and last >= record.version:
+            if record.status.closed and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
             if store.notifies_changes:
                 change = store.wait_for_change(table_id, last, self.poll_seconds)
@@ -436,7 +442,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             if not signal_.is_set():
                 fresh = await store.get(table_id)
                 if fresh is not None:
-                    record = record.with_(status=fresh.status, version=fresh.version)
+                    record = record.with_(
+                        status=fresh.status, version=fresh.version, seen_at=fresh.seen_at
+                    )
 
     @unary
     async def Ping(
@@ -523,8 +531,9 @@ async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
 
 
 async def fill_seats_forever(tables: Tables, interval: float) -> None:
-    """Hands empty human seats to bots once their table's fill delay has passed, and plays
-    for seats whose turn timer ran out (the game's heuristic player)."""
+    """Hands empty human seats to bots once their table's fill delay has passed, plays for
+    seats whose turn timer ran out (the game's heuristic player), and closes tables no person
+    came back to (every replica runs it: each change is a compare-and-set, one wins)."""
     from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
 
     bg = get_logger("croupier.fill")
@@ -532,6 +541,7 @@ async def fill_seats_forever(tables: Tables, interval: float) -> None:
     jobs: tuple[tuple[str, Callable[[], Awaitable[int]], str, str], ...] = (
         ("fill", tables.open_due_seats, "seats_opened_to_bots", "tables"),
         ("turn_timer", lambda: tables.play_overdue(get_heuristic), "turns_timed_out", "moves"),
+        ("abandon", tables.close_abandoned, "tables_closed_as_abandoned", "tables"),
     )
     store_down = False  # a store outage (Redis restarting) is logged once, not every round
     while True:
@@ -659,6 +669,7 @@ async def start(
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
     grace: float = 5.0,
+    abandon: Abandon | None = None,
 ) -> Server:
     limits = limits or Limits()
     tls = tls or Tls()
@@ -667,7 +678,7 @@ async def start(
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
     store = open_store(store_url)
-    tables = Tables(store)
+    tables = Tables(store, abandon=abandon)
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
         options=[
@@ -735,6 +746,7 @@ async def serve(
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
     poll_seconds: float = 1.0,
+    abandon: Abandon | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
@@ -753,6 +765,7 @@ async def serve(
         keys=keys,
         tls=tls,
         grace=grace,
+        abandon=abandon,
     )
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
@@ -769,7 +782,9 @@ async def serve(
     # what start-up made (modules, engines' tables, protobuf classes) lives as long as the
     # process: out of the collector's sight, full collections stop walking it on every round
     gc.freeze()
-    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen)
+    left = running.tables.abandon
+    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen,
+              abandon_waiting_s=left.waiting_seconds, abandon_playing_s=left.playing_seconds)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -47,6 +47,12 @@ class Status(enum.StrEnum):
     WAITING = "waiting"  # some seat is empty: no moves yet
     PLAYING = "playing"
     FINISHED = "finished"
+    ABANDONED = "abandoned"  # closed: no person came back to it in time (see Tables)
+
+    @property
+    def closed(self) -> bool:
+        """Nothing more happens at the table: finished, or closed as abandoned."""
+        return self in (Status.FINISHED, Status.ABANDONED)
 
 
 class EventKind(enum.StrEnum):
@@ -134,7 +140,13 @@ def seats_from_json(text: str) -> tuple[Seat, ...]:
 
 @dataclass(frozen=True)
 class TableRecord:
-    """A table as stored: everything needed to serve it after a restart."""
+    """A table as stored: everything needed to serve it after a restart.
+
+    Until every seat is taken nothing is dealt: `state` is empty and `seed` holds the table's
+    secret seed, from which the deal is made when the last seat is taken (then `seed` is
+    cleared: the state holds what the engine keeps of it). So no view of a waiting table can
+    show a card, however often one client takes and gives back its seats.
+    """
 
     table_id: str
     game: str
@@ -147,6 +159,22 @@ class TableRecord:
     created_at: float
     fill_with_bots_after_seconds: float = 0.0
     fill_level: str = ""
+    seed: str = ""  # never leaves the server; empty once dealt
+    # when a person last sat at the table or called with a seat token (unix seconds): stores
+    # only ever raise it, and raising it makes no new version (presence is no change)
+    seen_at: float = 0.0
+
+    @property
+    def dealt(self) -> bool:
+        return bool(self.state)
+
+    def watched(self) -> bool:
+        """Whether the table is closed as abandoned when no person comes back to it: an open
+        table with a seat for a person. Tables whose every seat is a bot's (or held by a bot)
+        are left to the bots."""
+        return not self.status.closed and any(
+            s.kind == SeatKind.HUMAN and not s.is_bot for s in self.seats
+        )
 
     def with_(self, **changes: Any) -> TableRecord:
         """A copy with some fields changed (dataclasses.replace, without its per-call field
@@ -160,7 +188,7 @@ class TableRecord:
 
     def fill_due_at(self) -> float | None:
         """When empty human seats are handed to bots (None: never, or none is empty)."""
-        if self.status == Status.FINISHED or self.fill_with_bots_after_seconds <= 0:
+        if self.status.closed or self.fill_with_bots_after_seconds <= 0:
             return None
         if any(s.kind == SeatKind.HUMAN and not s.occupied for s in self.seats):
             return self.created_at + self.fill_with_bots_after_seconds
@@ -171,7 +199,7 @@ class TableRecord:
 
         Stored beside the record so that "tables waiting for a bot" is one indexed query.
         """
-        if self.status == Status.FINISHED:
+        if self.status.closed:
             return None
         if any(s.kind == SeatKind.BOT and not s.occupied for s in self.seats):
             return self.created_at
@@ -180,7 +208,7 @@ class TableRecord:
     def bot_levels_open(self, now: float) -> set[str]:
         """The levels of the free seats a bot may take at `now`: free bot seats, and free
         human seats (as the fill level) once the fill delay has passed."""
-        if self.status == Status.FINISHED:
+        if self.status.closed:
             return set()
         levels = {s.bot_level for s in self.seats if s.kind == SeatKind.BOT and not s.occupied}
         due = self.fill_due_at()
@@ -209,12 +237,19 @@ class Event:
     status: Status = Status.WAITING
     deal_over: bool = False
     auto: bool = False  # played by the server for a seat whose turn timer ran out
+    abandoned: bool = False  # END only: the table was closed as abandoned, not played out
 
 
 def event_flags(e: Event) -> int:
-    """deal_over and auto packed into one integer (bit 0, bit 1): the stores keep it where
-    deal_over alone was, so tables written before `auto` existed read back unchanged."""
-    return int(e.deal_over) | (2 if e.auto else 0)
+    """deal_over, auto and abandoned packed into one integer (bits 0, 1, 2): the stores keep
+    it where deal_over alone was, so tables written before the others existed read back
+    unchanged."""
+    return int(e.deal_over) | (2 if e.auto else 0) | (4 if e.abandoned else 0)
+
+
+def flags_fields(flags: int) -> dict[str, bool]:
+    """event_flags read back, as Event's keyword arguments."""
+    return {"deal_over": bool(flags & 1), "auto": bool(flags & 2), "abandoned": bool(flags & 4)}
 
 
 # the table option that turns the turn timer on (seconds a seat may think; 0 or absent: none)
@@ -237,6 +272,11 @@ class TableFilter:
     bot_levels: frozenset[str] | None = None
     # leave out private tables (option private): they are joined by id, not found in a lobby
     public_only: bool = False
+    # leave out tables closed as abandoned (the lobby's default)
+    hide_abandoned: bool = False
+    # only watched tables (`TableRecord.watched`) no person was seen at since before this
+    # time: what the abandonment round closes, the longest unseen first
+    idle_before: float | None = None
     # a position in this filter's order (`order_key` of the last table of the previous page):
     # only the tables past it
     after: tuple[float, str] | None = None
@@ -246,7 +286,11 @@ class TableFilter:
     def oldest_first(self) -> bool:
         """Tables waiting for a bot (or for their fill delay) come longest-waiting first, so
         that none starves behind newer ones when more wait than a page holds."""
-        return self.bot_open_before is not None or self.fill_due_before is not None
+        return (
+            self.bot_open_before is not None
+            or self.fill_due_before is not None
+            or self.idle_before is not None
+        )
 
     def order_key(self, record: TableRecord) -> tuple[float, str]:
         """The sort key of this filter's order: ascending when `oldest_first` (by when the
@@ -255,6 +299,8 @@ class TableFilter:
             return (record.bot_open_at() or 0.0, record.table_id)
         if self.fill_due_before is not None:
             return (record.fill_due_at() or 0.0, record.table_id)
+        if self.idle_before is not None:
+            return (record.seen_at, record.table_id)
         return (record.created_at, record.table_id)
 
 
@@ -292,7 +338,13 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
         at = record.fill_due_at()
         if at is None or at > flt.fill_due_before:
             return False
+    if flt.idle_before is not None and not (
+        record.watched() and record.seen_at < flt.idle_before
+    ):
+        return False
     if flt.public_only and record.options.get(PRIVATE_OPTION):
+        return False
+    if flt.hide_abandoned and record.status == Status.ABANDONED:
         return False
     if flt.after is not None:
         key = flt.order_key(record)
@@ -314,11 +366,23 @@ class Store(ABC):
 
     @abstractmethod
     async def commit(
-        self, record: TableRecord, events: Sequence[Event], expected_version: int
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected_version: int,
+        idle_before: float | None = None,
     ) -> None:
         """Replaces the record and appends the events, atomically, only if the stored version is
-        still `expected_version`: VersionConflict otherwise, TableMissing if there is no table.
-        Durable once it returns."""
+        still `expected_version` (and, with `idle_before`, the stored `seen_at` is still before
+        it: nobody came back meanwhile): VersionConflict otherwise, TableMissing if there is no
+        table. `seen_at` is never lowered: the stored one stays if it is later than the
+        record's. Durable once it returns."""
+
+    @abstractmethod
+    async def touch(self, table_id: str, seen_at: float) -> None:
+        """Raises the stored `seen_at` of an open table to `seen_at` (never lowers it), with no
+        new version and no event: a person's presence changes nothing a client can see, so it
+        must not make anyone's view stale. Nothing happens for a closed or missing table."""
 
     @abstractmethod
     async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:

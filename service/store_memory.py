@@ -35,7 +35,11 @@ class MemoryStore(Store):
         return self._tables.get(table_id)
 
     async def commit(
-        self, record: TableRecord, events: Sequence[Event], expected_version: int
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected_version: int,
+        idle_before: float | None = None,
     ) -> None:
         check_commit(record, events, expected_version)
         current = self._tables.get(record.table_id)
@@ -45,8 +49,17 @@ class MemoryStore(Store):
             raise VersionConflict(
                 f"table {record.table_id} is at version {current.version}, not {expected_version}"
             )
+        if idle_before is not None and current.seen_at >= idle_before:
+            raise VersionConflict(f"a person came back to table {record.table_id}")
+        if current.seen_at > record.seen_at:
+            record = record.with_(seen_at=current.seen_at)
         self._tables[record.table_id] = record
         self._events[record.table_id].extend(events)
+
+    async def touch(self, table_id: str, seen_at: float) -> None:
+        current = self._tables.get(table_id)
+        if current is not None and not current.status.closed and current.seen_at < seen_at:
+            self._tables[table_id] = current.with_(seen_at=seen_at)
 
     async def events_after(self, table_id: str, version: int, limit: int = 1000) -> list[Event]:
         log = self._events.get(table_id, [])

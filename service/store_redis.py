@@ -11,7 +11,10 @@ Layout, per table `<id>`:
 - Lobby indexes, sorted sets of table ids: `idx:created` and `idx:game:<game>` (score:
   created_at), `idx:status:<status>` (created_at), `idx:bot_open` (bot_open_at) and
   `idx:fill_due` (fill_due_at), so ListTables and "tables waiting for a bot" read a range of
-  one index instead of scanning every table.
+  one index instead of scanning every table. `idx:idle:waiting` and `idx:idle:playing`
+  (score: seen_at) hold the watched open tables, for the round that closes abandoned ones.
+- A person's presence (`touch`) is a script of its own: it raises the record's `seen_at` and
+  its score in the idle index, never the version.
 
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
@@ -60,6 +63,7 @@ from service.store import (
     VersionConflict,
     check_commit,
     event_flags,
+    flags_fields,
     matches,
     seats_from_json,
 )
@@ -97,11 +101,14 @@ def connection_options() -> dict[str, Any]:
 LIST_PAGE = 200
 
 # KEYS: record, stream, idx:created, idx:bot_open, idx:fill_due, idx:status:waiting,
-#       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games, idx:timed
+#       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games, idx:timed,
+#       idx:status:abandoned, idx:idle:waiting, idx:idle:playing
 # ARGV: expected (-1: create), table id, created_at, status, bot_open_at ('' none),
 #       fill_due_at ('' none), retention seconds (0 none), timed ('1' when the table has a
-#       turn timer, else ''), record field count n, n field/value pairs, then per event: its
-#       version, its field count m, m field/value pairs
+#       turn timer, else ''), watched ('1' when the abandonment round looks at it, else ''),
+#       seen_at (the stored one stays if later), idle_before ('' none: else refused unless
+#       the stored seen_at is before it), record field count n, n field/value pairs, then
+#       per event: its version, its field count m, m field/value pairs
 COMMIT_LUA = """
 local expected = tonumber(ARGV[1])
 local current = redis.call('HGET', KEYS[1], 'version')
@@ -111,14 +118,20 @@ else
   if not current then return {'missing'} end
   if tonumber(current) ~= expected then return {'conflict', current} end
 end
+local stored = redis.call('HGET', KEYS[1], 'seen_at')
+if ARGV[11] ~= '' and stored and tonumber(stored) >= tonumber(ARGV[11]) then
+  return {'seen', current}
+end
+local seen = ARGV[10]
+if stored and tonumber(stored) > tonumber(seen) then seen = stored end
 local id = ARGV[2]
 local created = ARGV[3]
 local status = ARGV[4]
-local n = tonumber(ARGV[9])
+local n = tonumber(ARGV[12])
 local fields = {}
-for i = 10, 9 + 2 * n do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', KEYS[1], unpack(fields))
-local i = 10 + 2 * n
+for i = 13, 12 + 2 * n do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], 'seen_at', seen, unpack(fields))
+local i = 13 + 2 * n
 while i <= #ARGV do
   local version = ARGV[i]
   local m = tonumber(ARGV[i + 1])
@@ -130,12 +143,20 @@ end
 if expected < 0 then
   redis.call('ZADD', KEYS[3], created, id)
   redis.call('ZADD', KEYS[9], created, id)
-  redis.call('SADD', KEYS[10], ARGV[11])  -- the first record field is the game
+  redis.call('SADD', KEYS[10], ARGV[14])  -- the first record field is the game
 end
-local statuses = {waiting = KEYS[6], playing = KEYS[7], finished = KEYS[8]}
+local statuses = {waiting = KEYS[6], playing = KEYS[7], finished = KEYS[8], abandoned = KEYS[12]}
 for name, key in pairs(statuses) do
   if name == status then
     redis.call('ZADD', key, created, id)
+  else
+    redis.call('ZREM', key, id)
+  end
+end
+local idle = {waiting = KEYS[13], playing = KEYS[14]}
+for name, key in pairs(idle) do
+  if ARGV[9] ~= '' and name == status then
+    redis.call('ZADD', key, seen, id)
   else
     redis.call('ZREM', key, id)
   end
@@ -149,11 +170,28 @@ else
   redis.call('ZREM', KEYS[11], id)
 end
 local retention = tonumber(ARGV[7])
-if status == 'finished' and retention > 0 then
+if (status == 'finished' or status == 'abandoned') and retention > 0 then
   redis.call('EXPIRE', KEYS[1], retention)
   redis.call('EXPIRE', KEYS[2], retention)
 end
 return {'ok'}
+"""
+
+# KEYS: record, idx:idle:waiting, idx:idle:playing; ARGV: table id, seen_at
+TOUCH_LUA = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'waiting' and status ~= 'playing' then return 0 end
+local stored = redis.call('HGET', KEYS[1], 'seen_at')
+if stored and tonumber(stored) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'seen_at', ARGV[2])
+if redis.call('HGET', KEYS[1], 'watched') == '1' then
+  if status == 'waiting' then
+    redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  else
+    redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+  end
+end
+return 1
 """
 
 
@@ -311,6 +349,7 @@ POOL_WAIT_SECONDS = 10.0
 
 _Records = list[TableRecord]  # spelt out here: inside the store, `list` is its listing method
 _Strings = list[str]
+_Ids = list[bytes]
 
 
 class RedisStore(Store):
@@ -329,6 +368,7 @@ class RedisStore(Store):
         )
         self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._script = self._redis.register_script(COMMIT_LUA)
+        self._touch = self._redis.register_script(TOUCH_LUA)
         self._seats_json = SeatsJson()
         self._reader = _Reader(self)
         p = self.prefix
@@ -337,6 +377,8 @@ class RedisStore(Store):
         self._idx_fill_due = f"{p}idx:fill_due"
         self._idx_timed = f"{p}idx:timed"  # timed tables while playing
         self._games = f"{p}idx:games"  # the names of the games with a game index
+        # watched open tables by seen_at: what the abandonment round reads
+        self._idx_idle = {s: f"{p}idx:idle:{s.value}" for s in (Status.WAITING, Status.PLAYING)}
 
     def _new_connection(self, **options: Any) -> aioredis.Redis:
         return aioredis.from_url(
@@ -369,6 +411,8 @@ class RedisStore(Store):
             "created_at", repr(float(r.created_at)),
             "fill_after", repr(float(r.fill_with_bots_after_seconds)),
             "fill_level", r.fill_level,
+            "seed", r.seed,
+            "watched", "1" if r.watched() else "",
         ]  # fmt: skip
 
     @staticmethod
@@ -385,6 +429,9 @@ class RedisStore(Store):
             created_at=float(h[b"created_at"]),
             fill_with_bots_after_seconds=float(h[b"fill_after"]),
             fill_level=h[b"fill_level"].decode(),
+            seed=h.get(b"seed", b"").decode(),
+            # tables written before presence was kept: seen when created
+            seen_at=float(h.get(b"seen_at") or h[b"created_at"]),
         )
 
     def _event_fields(self, e: Event) -> list[Any]:
@@ -413,12 +460,17 @@ class RedisStore(Store):
             state=bytes(f[b"x"]),
             seats=seats_from_json(f[b"se"].decode()),
             status=Status(f[b"st"].decode()),
-            deal_over=bool(int(f[b"d"]) & 1),
-            auto=bool(int(f[b"d"]) & 2),
+            **flags_fields(int(f[b"d"])),
         )
 
     # --- writing ------------------------------------------------------------------------
-    async def _write(self, record: TableRecord, events: Sequence[Event], expected: int) -> None:
+    async def _write(
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected: int,
+        idle_before: float | None = None,
+    ) -> None:
         fields = self._record_fields(record)
         args: list[Any] = [
             expected,
@@ -429,6 +481,9 @@ class RedisStore(Store):
             _num(record.fill_due_at()),
             math.ceil(self.retention),
             "1" if record.options.get(TIMER_OPTION) else "",
+            "1" if record.watched() else "",
+            repr(float(record.seen_at)),
+            _num(idle_before),
             len(fields) // 2,
             *fields,
         ]
@@ -447,6 +502,9 @@ class RedisStore(Store):
             self._game_key(record.game),
             self._games,
             self._idx_timed,
+            self._status_key(Status.ABANDONED),
+            self._idx_idle[Status.WAITING],
+            self._idx_idle[Status.PLAYING],
         ]
         with _reachable():
             result = await self._script(keys=keys, args=args)
@@ -457,6 +515,8 @@ class RedisStore(Store):
             raise TableExists(record.table_id)
         if outcome == "missing":
             raise TableMissing(record.table_id)
+        if outcome == "seen":
+            raise VersionConflict(f"a person came back to table {record.table_id}")
         found = result[1].decode() if isinstance(result[1], bytes) else result[1]
         raise VersionConflict(f"table {record.table_id} is at version {found}, not {expected}")
 
@@ -465,10 +525,23 @@ class RedisStore(Store):
         await self._write(record, events, -1)
 
     async def commit(
-        self, record: TableRecord, events: Sequence[Event], expected_version: int
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected_version: int,
+        idle_before: float | None = None,
     ) -> None:
         check_commit(record, events, expected_version)
-        await self._write(record, events, expected_version)
+        await self._write(record, events, expected_version, idle_before)
+
+    async def touch(self, table_id: str, seen_at: float) -> None:
+        keys = [
+            self._record_key(table_id),
+            self._idx_idle[Status.WAITING],
+            self._idx_idle[Status.PLAYING],
+        ]
+        with _reachable():
+            await self._touch(keys=keys, args=[table_id, repr(float(seen_at))])
 
     # --- reading ------------------------------------------------------------------------
     async def get(self, table_id: str) -> TableRecord | None:
@@ -489,6 +562,16 @@ class RedisStore(Store):
 
     async def _list(self, flt: TableFilter) -> _Records:
         # the narrowest index answers; the other conditions are checked on the records
+        if flt.idle_before is not None:
+            statuses = [flt.status] if flt.status is not None else list(self._idx_idle)
+            idle: _Ids = []
+            for status in statuses:
+                if status in self._idx_idle:
+                    idle += await self._redis.zrangebyscore(
+                        self._idx_idle[status], "-inf", f"({float(flt.idle_before)!r}",
+                        start=0, num=flt.limit,
+                    )
+            return await self._pick(idle, flt, sort=True)
         if flt.bot_open_before is not None:
             ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)
             return await self._pick(ids, flt, sort=True)
@@ -547,7 +630,8 @@ class RedisStore(Store):
         return records
 
     async def _forget(self, table_ids: Sequence[str]) -> None:
-        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due, self._idx_timed]
+        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due, self._idx_timed,
+                *self._idx_idle.values()]
         keys += [self._status_key(s) for s in Status]
         for game in await self._redis.smembers(self._games):
             keys.append(self._game_key(game.decode()))

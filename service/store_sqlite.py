@@ -34,6 +34,7 @@ import contextlib
 import itertools
 import json
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -57,6 +58,7 @@ from service.store import (
     VersionConflict,
     check_commit,
     event_flags,
+    flags_fields,
     matches,
     seats_from_json,
     seats_to_json,
@@ -89,13 +91,25 @@ CREATE TABLE IF NOT EXISTS tables (
     fill_after REAL NOT NULL,
     fill_level TEXT NOT NULL,
     bot_open_at REAL,
-    fill_due_at REAL
+    fill_due_at REAL{added}
 );
 CREATE INDEX IF NOT EXISTS tables_status ON tables (status, created_at);
 CREATE INDEX IF NOT EXISTS tables_bot_open ON tables (bot_open_at);
 CREATE INDEX IF NOT EXISTS tables_fill_due ON tables (fill_due_at);
 CREATE INDEX IF NOT EXISTS tables_timed ON tables (status, created_at) WHERE {timed};
 """
+# Columns added after the first layout: `_open` adds them to older files (ALTER TABLE).
+# seed: the secret seed of a table not dealt yet; seen_at: when a person was last there;
+# watched: 1 while the abandonment round looks at the table (TableRecord.watched)
+ADDED_COLUMNS = (
+    ("seed", "TEXT NOT NULL DEFAULT ''"),
+    ("seen_at", "REAL NOT NULL DEFAULT 0"),
+    ("watched", "INTEGER NOT NULL DEFAULT 0"),
+)
+# the abandonment round reads the watched tables unseen the longest, through a partial index
+IDLE_INDEX = (
+    "CREATE INDEX IF NOT EXISTS tables_idle ON tables (status, seen_at) WHERE watched = 1"
+)
 # Events are a rowid table: each row carries a state blob of several hundred bytes, and rows
 # appended in rowid order fill the last page, where a WITHOUT ROWID table keyed by table id
 # scatters them over the whole tree (measured: a move's write 26 µs against 70 µs at 32
@@ -117,11 +131,16 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, version)
 );
 """
-SCHEMA = TABLES_SCHEMA.format(timed=TIMED) + EVENTS_SCHEMA
+SCHEMA = (
+    TABLES_SCHEMA.format(
+        timed=TIMED, added="".join(f",\n    {name} {kind}" for name, kind in ADDED_COLUMNS)
+    )
+    + EVENTS_SCHEMA
+)
 
 TABLE_COLUMNS = (
     "table_id, game, players, options, seats, status, version, state, created_at, "
-    "fill_after, fill_level, bot_open_at, fill_due_at"
+    "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched"
 )
 EVENT_COLUMNS = "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
 
@@ -155,6 +174,36 @@ def _migrate_events(conn: sqlite3.Connection) -> None:
         raise
 
 
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Adds the columns of ADDED_COLUMNS that a file made by an earlier version lacks, in one
+    transaction. Its open tables count as seen now: the abandonment clock starts at the
+    upgrade, not at some time nobody recorded."""
+
+    def missing() -> list[tuple[str, str]]:
+        have = {row[1] for row in conn.execute("PRAGMA table_info(tables)")}
+        return [(name, kind) for name, kind in ADDED_COLUMNS if name not in have]
+
+    if not missing():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        added = missing()
+        for name, kind in added:
+            conn.execute(f"ALTER TABLE tables ADD COLUMN {name} {kind}")
+        if any(name == "seen_at" for name, _ in added):
+            rows = conn.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE status IN "
+                                "('waiting', 'playing')").fetchall()
+            now = time.time()
+            conn.executemany(
+                "UPDATE tables SET seen_at = ?, watched = ? WHERE table_id = ?",
+                [(now, int(_record(r).watched()), r[0]) for r in rows],
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
 def _table_row(r: TableRecord, seats_json: str | None = None) -> tuple[Any, ...]:
     return (
         r.table_id,
@@ -170,6 +219,9 @@ def _table_row(r: TableRecord, seats_json: str | None = None) -> tuple[Any, ...]
         r.fill_level,
         r.bot_open_at(),
         r.fill_due_at(),
+        r.seed,
+        r.seen_at,
+        int(r.watched()),
     )
 
 
@@ -186,6 +238,8 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         created_at=row[8],
         fill_with_bots_after_seconds=row[9],
         fill_level=row[10],
+        seed=row[13],
+        seen_at=row[14],
     )
 
 
@@ -217,17 +271,24 @@ def _event(row: tuple[Any, ...]) -> Event:
         state=bytes(row[7]),
         seats=seats_from_json(row[8]),
         status=Status(row[9]),
-        deal_over=bool(row[10] & 1),
-        auto=bool(row[10] & 2),
+        **flags_fields(row[10]),
     )
 
 
-INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 13)})"
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 16)})"
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+# seen_at is only ever raised: a touch that landed after the writer read the record stays
 UPDATE_TABLE = (
     "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?, state=?,"
-    " created_at=?, fill_after=?, fill_level=?, bot_open_at=?, fill_due_at=?"
-    " WHERE table_id=? AND version=?"
+    " created_at=?, fill_after=?, fill_level=?, bot_open_at=?, fill_due_at=?, seed=?,"
+    " seen_at=MAX(seen_at, ?), watched=? WHERE table_id=? AND version=?"
+)
+# the same, only if no person was seen since the given time (closing as abandoned)
+UPDATE_IDLE_TABLE = UPDATE_TABLE + " AND seen_at < ?"
+# a person's presence: no new version, and nothing for a closed table
+TOUCH = (
+    "UPDATE tables SET seen_at=? WHERE table_id=? AND seen_at < ?"
+    " AND status IN ('waiting', 'playing')"
 )
 SELECT_TABLE = f"SELECT {TABLE_COLUMNS} FROM tables WHERE table_id = ?"
 # a move changes only these; the other columns (and their indexes) are left alone
@@ -246,6 +307,8 @@ def _only_state_changed(old: TableRecord, new: TableRecord) -> bool:
         and old.created_at == new.created_at
         and old.fill_with_bots_after_seconds == new.fill_with_bots_after_seconds
         and old.fill_level == new.fill_level
+        and old.seed == new.seed
+        and old.seen_at == new.seen_at
     )
 
 
@@ -265,16 +328,18 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 @dataclass(eq=False)
 class _Write:
-    """One queued create (expected None) or compare-and-set commit, with its rows ready."""
+    """One queued create (expected None), compare-and-set commit or touch (`touched`: the
+    seen_at it raises to; no record, no events), with its rows ready."""
 
     table_id: str
     expected: int | None
-    record: TableRecord
-    sql: str  # INSERT_TABLE, UPDATE_TABLE or UPDATE_STATE
+    record: TableRecord | None
+    sql: str  # INSERT_TABLE, UPDATE_TABLE, UPDATE_IDLE_TABLE, UPDATE_STATE or TOUCH
     args: tuple[Any, ...]
     event_rows: list[tuple[Any, ...]]
     future: asyncio.Future[None]
     deadline: float  # loop time after which waiting for another process's lock gives up
+    touched: float | None = None
 
 
 _Batch = list[_Write]  # spelt out here: inside the stores, `list` is their listing method
@@ -314,6 +379,8 @@ class SQLiteStore(Store):
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(SCHEMA)
+            _add_columns(conn)
+            conn.execute(IDLE_INDEX)
             _migrate_events(conn)
             conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on the worker
             conn.execute("PRAGMA busy_timeout=0")  # from now on it runs on the event loop
@@ -435,10 +502,17 @@ class SQLiteStore(Store):
             where.append(TIMED)  # as the partial index says it, so that the index serves
         if flt.public_only:
             where.append(f"NOT COALESCE(json_extract(options, '$.{PRIVATE_OPTION}'), 0)")
+        if flt.hide_abandoned:
+            where.append(f"status != '{Status.ABANDONED.value}'")
+        if flt.idle_before is not None:
+            where.append("watched = 1 AND seen_at < ?")  # as the partial index says it
+            args.append(flt.idle_before)
         if flt.bot_open_before is not None:
             column, direction, past = "bot_open_at", "", ">"
         elif flt.fill_due_before is not None:
             column, direction, past = "fill_due_at", "", ">"
+        elif flt.idle_before is not None:
+            column, direction, past = "seen_at", "", ">"
         else:
             column, direction, past = "created_at", " DESC", "<"
         if flt.after is not None:
@@ -475,19 +549,48 @@ class SQLiteStore(Store):
         await self._enqueue(record, events, None)
 
     async def commit(
-        self, record: TableRecord, events: Sequence[Event], expected_version: int
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected_version: int,
+        idle_before: float | None = None,
     ) -> None:
         check_commit(record, events, expected_version)
-        await self._enqueue(record, events, expected_version)
+        await self._enqueue(record, events, expected_version, idle_before)
+
+    async def touch(self, table_id: str, seen_at: float) -> None:
+        self._connection()
+        loop = self._running_loop()
+        write = _Write(
+            table_id=table_id,
+            expected=None,
+            record=None,
+            sql=TOUCH,
+            args=(seen_at, table_id, seen_at),
+            event_rows=[],
+            future=loop.create_future(),
+            deadline=loop.time() + self._busy_timeout,
+            touched=seen_at,
+        )
+        self._queue.append(write)
+        self._wake()
+        await write.future
 
     def _enqueue(
-        self, record: TableRecord, events: Sequence[Event], expected: int | None
+        self,
+        record: TableRecord,
+        events: Sequence[Event],
+        expected: int | None,
+        idle_before: float | None = None,
     ) -> asyncio.Future[None]:
         self._connection()  # refuse at once when closed
         loop = self._running_loop()
         table_id = record.table_id
         if expected is None:
             sql, args = INSERT_TABLE, _table_row(record, self._seats_json(record.seats))
+        elif idle_before is not None:
+            row = _table_row(record, self._seats_json(record.seats))
+            sql, args = UPDATE_IDLE_TABLE, (*row[1:], table_id, expected, idle_before)
         else:
             # the record this write replaces, as this store last saw it at that version: the
             # compare-and-set makes sure the stored row is that one, so the columns that did
@@ -603,6 +706,9 @@ class SQLiteStore(Store):
         """One write's table row inside the batch's transaction (its events go in after the
         batch's rows). A refused write changes nothing and returns its error; an unexpected
         SQLite error raises (the batch is rolled back)."""
+        if w.touched is not None:
+            conn.execute(w.sql, w.args)  # no row changed: closed or gone, nothing to do
+            return None
         if w.expected is None:
             try:
                 conn.execute(w.sql, w.args)
@@ -616,6 +722,8 @@ class SQLiteStore(Store):
                 ).fetchall()
                 if not found:
                     return TableMissing(w.table_id)
+                if found[0][0] == w.expected:  # the version held: the seen_at check did not
+                    return VersionConflict(f"a person came back to table {w.table_id}")
                 return VersionConflict(
                     f"table {w.table_id} is at version {found[0][0]}, not {w.expected}"
                 )
@@ -624,8 +732,21 @@ class SQLiteStore(Store):
     def _settle(self, batch: _Batch, outcomes: Sequence[BaseException | None]) -> None:
         """Updates the cache (in batch order) and answers the callers still waiting."""
         for w, outcome in zip(batch, outcomes, strict=True):
-            if outcome is None:
-                self._remember(w.record)
+            if w.touched is not None:
+                cached = self._records.get(w.table_id)
+                if (outcome is None and cached is not None and not cached.status.closed
+                        and cached.seen_at < w.touched):
+                    self._records[w.table_id] = cached.with_(seen_at=w.touched)
+                elif outcome is not None:
+                    self._records.pop(w.table_id, None)
+            elif outcome is None:
+                assert w.record is not None
+                known = self._records.get(w.table_id)
+                if known is not None and known.seen_at > w.record.seen_at:
+                    # the row kept the later seen_at (a touch after the writer's read)
+                    self._remember(w.record.with_(seen_at=known.seen_at))
+                else:
+                    self._remember(w.record)
             else:
                 self._records.pop(w.table_id, None)
             if w.future.done():  # its caller was cancelled; the write stands or fell anyway

@@ -5,6 +5,12 @@ compare-and-set on the table version together with its events; so an error never
 table, and two writers (in this process or another one sharing the store) never both win.
 Inside a process a per-table lock serialises writers, so conflicts there only come from
 clients holding a stale version or from other processes.
+
+Nothing is dealt until every seat is taken: a table keeps its secret seed and deals from it
+when the last seat is taken, so no seat (and no client hopping from seat to seat) sees a card
+before play starts. A table no person has been at for a while is closed as abandoned
+(`close_abandoned`); presence is kept as a last-seen time that calls with a person's seat
+token raise, written at most every `Abandon.presence_every` seconds and without a new version.
 """
 
 from __future__ import annotations
@@ -75,6 +81,44 @@ MAX_TURN_SECONDS = 24 * 3600.0
 # turn timers that run out in a row before a seat counts as gone: from then on the server plays
 # for it as soon as it is to act, until its person calls again with the seat token
 AWAY_AFTER_TIMEOUTS = 2
+# longest a person's presence waits before it is written again (shorter for short limits)
+PRESENCE_EVERY = 30.0
+# tables remembered per process as recently seen (beyond: forgotten, and written again)
+MAX_SEEN_REMEMBERED = 100_000
+# tables one abandonment round closes at most per status (the next round takes the rest)
+ABANDON_BATCH = 100
+
+
+@dataclass(frozen=True)
+class Abandon:
+    """When a table no person has sat at or come back to is closed as abandoned: a waiting
+    table after `waiting_seconds`, a playing one after `playing_seconds` (0: never)."""
+
+    waiting_seconds: float = 300.0
+    playing_seconds: float = 1800.0
+
+    def __post_init__(self) -> None:
+        for name in ("waiting_seconds", "playing_seconds"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(
+                    f"the time before a table is closed as abandoned ({name}) must be 0 "
+                    f"(never) or a positive number of seconds, got {value!r}"
+                )
+
+    @property
+    def presence_every(self) -> float:
+        """How stale a table's last-seen time may get while a person is there: well inside
+        the shortest limit, so presence never lags into a closing."""
+        limits = [s / 5 for s in (self.waiting_seconds, self.playing_seconds) if s > 0]
+        return min([PRESENCE_EVERY, *limits])
+
+    def limit(self, status: Status) -> float:
+        if status == Status.WAITING:
+            return self.waiting_seconds
+        if status == Status.PLAYING:
+            return self.playing_seconds
+        return 0.0
 
 
 class Code(enum.Enum):
@@ -175,6 +219,19 @@ class Hub:
             ev.set()
 
 
+def closed_as_abandoned(table_id: str, what: str) -> TableError:
+    return TableError(
+        Code.FAILED_PRECONDITION,
+        f"table was closed as abandoned: no person came back to table {table_id} in time; "
+        f"{what}",
+    )
+
+
+def game_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options the engine is given: the table's own (TABLE_OPTIONS) left out."""
+    return {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+
+
 def check_table_id(table_id: str) -> None:
     """INVALID_ARGUMENT for what cannot be a table id, before it is used as a key anywhere."""
     if not table_id:
@@ -189,12 +246,16 @@ class Tables:
         store: Store,
         games: Callable[[str], Game] = default_games,
         clock: Callable[[], float] = time.time,
+        abandon: Abandon | None = None,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
+        self.abandon = abandon or Abandon()
         self.hub = Hub()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # table -> when this process last wrote a person's presence there
+        self._seen: dict[str, float] = {}
 
     # --- helpers ------------------------------------------------------------------------
     def game(self, name: str) -> Game:
@@ -267,9 +328,15 @@ class Tables:
         assert seat is not None
         return seat
 
-    async def _commit(self, old: TableRecord, new: TableRecord, events: Sequence[Event]) -> None:
+    async def _commit(
+        self,
+        old: TableRecord,
+        new: TableRecord,
+        events: Sequence[Event],
+        idle_before: float | None = None,
+    ) -> None:
         try:
-            await self.store.commit(new, events, old.version)
+            await self.store.commit(new, events, old.version, idle_before)
         except VersionConflict:
             raise TableError(
                 Code.ABORTED,
@@ -281,10 +348,39 @@ class Tables:
         self.hub.publish(old.table_id)
 
     @staticmethod
-    def _status(seats: Sequence[Seat], game: Game, state: Any) -> Status:
-        if game.is_over(state):
+    def _status(seats: Sequence[Seat], game: Game, state: Any | None) -> Status:
+        if state is not None and game.is_over(state):
             return Status.FINISHED
         return Status.PLAYING if all(s.occupied for s in seats) else Status.WAITING
+
+    @staticmethod
+    def _deal(game: Game, record: TableRecord) -> bytes:
+        """The table's deal, from its seed and options: made when its last seat is taken, and
+        the same as the one CreateTable checked the options with."""
+        if not record.seed:
+            raise RuntimeError(f"table {record.table_id} has neither a deal nor a seed")
+        state = game.new_game(record.players, game_options(record.options), record.seed)
+        data = game.encode(state)
+        states.remember(game, data, state)
+        return data
+
+    async def present(self, record: TableRecord, seat: int | None) -> None:
+        """A seated person called (or keeps a stream open): the table's last-seen time is
+        raised, at most every `presence_every` seconds per table and process, and with no new
+        version (nobody's view goes stale). Bots are not people: their calls do not count."""
+        if seat is None or record.seats[seat].is_bot or record.status.closed:
+            return
+        now = self.clock()
+        every = self.abandon.presence_every
+        if record.seen_at + every > now:
+            return
+        last = self._seen.get(record.table_id)
+        if last is not None and last + every > now:
+            return
+        if len(self._seen) >= MAX_SEEN_REMEMBERED:
+            self._seen.clear()
+        self._seen[record.table_id] = now
+        await self.store.touch(record.table_id, now)
 
     def _bot_may_take(self, record: TableRecord, seat: Seat, now: float) -> bool:
         if seat.occupied:
@@ -364,12 +460,15 @@ class Tables:
                 f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
             )
         seed = secrets.token_hex(16)
+        stored_options = json.loads(options_json)
+        engine_options = game_options(stored_options)
         try:
-            game_options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
-            state = game.new_game(players, game_options, seed)
+            # the deal itself waits for the last seat (`_deal`, from this seed); made here it
+            # checks the options now, and is dropped
+            game.new_game(players, engine_options, seed)
         except ValueError as e:
             raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
-        required = game.seat_kinds(players, game_options)
+        required = game.seat_kinds(players, engine_options)
         if required is not None:
             if not seats:
                 seats = [SeatRequest(SeatKind(kind)) for kind in required]
@@ -394,22 +493,23 @@ class Tables:
             for s in (seats or [SeatRequest()] * players)
         )
         now = self.clock()
-        data = game.encode(state)
         for _ in range(5):
             record = TableRecord(
                 table_id=secrets.token_hex(8),
                 game=info.name,
                 players=players,
-                options=json.loads(options_json),
+                options=stored_options,
                 seats=seat_records,
                 status=Status.WAITING,
                 version=1,
-                state=data,
+                state=b"",  # dealt when the last seat is taken
                 created_at=now,
                 fill_with_bots_after_seconds=fill_with_bots_after_seconds,
                 fill_level=(fill_level or DEFAULT_BOT_LEVEL)
                 if fill_with_bots_after_seconds
                 else "",
+                seed=seed,
+                seen_at=now,
             )
             event = Event(
                 table_id=record.table_id,
@@ -419,7 +519,7 @@ class Tables:
                 move="",
                 name="",
                 time=now,
-                state=data,
+                state=record.state,
                 seats=record.seats,
                 status=record.status,
             )
@@ -467,7 +567,10 @@ class Tables:
                         f"{'a bot' if record.seats[held].is_bot else 'a person'}); join with "
                         "another token for another seat",
                     )
+                await self.present(record, held)
                 return held, token, record
+            if record.status == Status.ABANDONED:
+                raise closed_as_abandoned(table_id, "nothing to join")
             if record.status == Status.FINISHED:
                 raise TableError(
                     Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
@@ -530,8 +633,15 @@ class Tables:
             )
             seats = record.seats[:seat] + (taken,) + record.seats[seat + 1 :]
             game = self.game(record.game)
-            status = self._status(seats, game, states.decode(game, record.state))
+            state = states.decode(game, record.state) if record.dealt else None
+            status = self._status(seats, game, state)
             new = record.with_(seats=seats, status=status, version=record.version + 1)
+            if status == Status.PLAYING and not record.dealt:
+                # the last seat is taken: only now are the cards dealt (this event is the
+                # first to carry them, and the record's initial state)
+                new = new.with_(state=self._deal(game, record), seed="")
+            if not bot:
+                new = new.with_(seen_at=max(now, record.seen_at))
             event = self._event(new, EventKind.JOINED, seat, taken.name, now)
             await self._commit(record, new, [event])
             return seat, token, new
@@ -540,6 +650,8 @@ class Tables:
         async with self.lock(table_id):
             record = await self.get(table_id)
             seat = self.require_seat(record, token)
+            if record.status == Status.ABANDONED:
+                raise closed_as_abandoned(table_id, "there is nothing to leave")
             if record.status == Status.FINISHED:
                 raise TableError(
                     Code.FAILED_PRECONDITION,
@@ -599,6 +711,9 @@ class Tables:
         async with self.lock(table_id):
             record = await self.get(table_id)
             seat = self.require_seat(record, token)
+            if record.status == Status.ABANDONED:
+                raise closed_as_abandoned(table_id, "no more moves are played there")
+            await self.present(record, seat)
             game = self.game(record.game)
             try:
                 move = game.parse_move(text)
@@ -748,6 +863,7 @@ class Tables:
         move: str = "",
         deal_over: bool = False,
         auto: bool = False,
+        abandoned: bool = False,
     ) -> Event:
         return Event(
             table_id=record.table_id,
@@ -762,6 +878,7 @@ class Tables:
             status=record.status,
             deal_over=deal_over,
             auto=auto,
+            abandoned=abandoned,
         )
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
@@ -779,7 +896,7 @@ class Tables:
                 continue
             async with self.lock(candidate.table_id):
                 record = await self.store.get(candidate.table_id)
-                if record is None or record.status != Status.PLAYING:
+                if record is None or record.status != Status.PLAYING or not record.dealt:
                     continue
                 game = self.game(record.game)
                 state = states.decode(game, record.state)
@@ -815,7 +932,7 @@ class Tables:
             if (
                 not mover.away
                 or mover.token_hash != record.seats[seat].token_hash
-                or fresh.status == Status.FINISHED  # nothing follows the END event
+                or fresh.status.closed  # nothing follows the END event
             ):
                 return fresh
             seats = fresh.seats[:seat] + (mover.back(),) + fresh.seats[seat + 1 :]
@@ -823,6 +940,40 @@ class Tables:
             event = self._event(new, EventKind.JOINED, seat, mover.name, self.clock())
             await self._commit(fresh, new, [event])
             return new
+
+    async def close_abandoned(self) -> int:
+        """Closes the watched tables (`TableRecord.watched`) no person has sat at or come back
+        to for the waiting or playing limit (`Abandon`): status ABANDONED, and an END event
+        saying so. Each close is a compare-and-set that also requires that nobody was seen
+        since the limit began, so a person coming back at that moment (on any replica) keeps
+        the table; of replicas racing to close one, one wins. Returns how many it closed."""
+        now = self.clock()
+        closed = 0
+        for status in (Status.WAITING, Status.PLAYING):
+            limit = self.abandon.limit(status)
+            if limit <= 0:
+                continue
+            cutoff = now - limit
+            flt = TableFilter(status=status, idle_before=cutoff, limit=ABANDON_BATCH)
+            for candidate in await self.store.list(flt):
+                async with self.lock(candidate.table_id):
+                    record = await self.store.get(candidate.table_id)
+                    if (
+                        record is None
+                        or record.status != status
+                        or not record.watched()
+                        or record.seen_at >= cutoff
+                    ):
+                        continue
+                    new = record.with_(status=Status.ABANDONED, version=record.version + 1)
+                    event = self._event(new, EventKind.END, -1, "", now, abandoned=True)
+                    try:
+                        await self._commit(record, new, [event], idle_before=cutoff)
+                    except TableError:
+                        continue  # someone came back, or moved, first: looked at again later
+                    self._seen.pop(record.table_id, None)
+                    closed += 1
+        return closed
 
     # --- reading ------------------------------------------------------------------------
     async def list(
@@ -834,10 +985,12 @@ class Tables:
         bot_levels: Sequence[str] = (),
         include_private: bool = False,
         page_token: str = "",
+        include_abandoned: bool = False,
     ) -> tuple[list[TableRecord], str]:
         """Tables by filter, one page, and the token of the next page ("" after the last);
         private ones only with `include_private` (the server grants it to bot workers looking
-        for seats: a private table's bot seats need players too)."""
+        for seats: a private table's bot seats need players too); tables closed as abandoned
+        only with `include_abandoned` or when `status` asks for them."""
         if limit < 0:
             raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
         if limit > MAX_LIST_LIMIT:
@@ -865,9 +1018,11 @@ class Tables:
             self.game(game)  # an unknown game is a mistake worth saying, not an empty list
         # a page token holds the last table's place in the order, and says which filters it
         # was given for: a token used with other filters would skip tables silently
-        filters = json.dumps([game, status.value if status else "", waiting_for_bot,
-                              sorted(set(bot_levels)), include_private])
-        scope = hashlib.sha256(filters.encode()).hexdigest()[:16]
+        filters = [game, status.value if status else "", waiting_for_bot,
+                   sorted(set(bot_levels)), include_private]
+        if include_abandoned:  # (tokens given before this filter existed still serve)
+            filters.append(True)
+        scope = hashlib.sha256(json.dumps(filters).encode()).hexdigest()[:16]
         page = limit or DEFAULT_LIST_LIMIT
         flt = TableFilter(
             game=game,
@@ -875,6 +1030,7 @@ class Tables:
             bot_open_before=self.clock() if waiting_for_bot else None,
             bot_levels=frozenset(bot_levels) if bot_levels else None,
             public_only=not include_private,
+            hide_abandoned=status is None and not include_abandoned,
             after=self._read_page_token(page_token, scope) if page_token else None,
             limit=page + 1,  # one more than asked: is there a next page?
         )
@@ -892,7 +1048,7 @@ class Tables:
             Code.INVALID_ARGUMENT,
             "page_token is not one this server gave for these filters: send the "
             "next_page_token of the previous reply, with the same game, status, "
-            "waiting_for_bot and bot_levels",
+            "waiting_for_bot, bot_levels and include_abandoned",
         )
         if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise wrong

@@ -1,8 +1,10 @@
 """`croupier play` and `croupier watch`: terminal clients of the public gRPC API.
 
 They use only the API (never the engines' internals), so they double as a reference for
-frontend authors: create a table, join it, follow StreamTable, answer when the seat is to act,
-and retry with the server's message when a move is refused.
+frontend authors: create a table, join it, follow StreamTable, ask for a move when the table
+waits for the seat (optional moves are offered, never asked for), send a move overtaken by
+another seat's optional move again (bots.resend), show the server's reason for any other
+refusal, and give the seat back on leaving.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import queue
+import select
 import shutil
 import signal
 import sys
@@ -25,11 +29,13 @@ from rich.console import Console
 from rich.text import Text
 
 from bots.channel import add_tls_flags, check_tls_files, credentials
+from bots.resend import resend
 from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
     Renderer,
     generic_lines,
+    plural,
     renderer_for,
     seat_label,
     signed,
@@ -93,9 +99,14 @@ def public_summary(view: croupier_pb2.TableView) -> str:
     return "" if message is None else renderer.summary(message, view.table)
 
 
+def winners_word(winners: Iterable[int]) -> str:
+    return "Winner" if len(list(winners)) == 1 else "Winners"
+
+
 def numbered(moves: Iterable[str], width: int) -> list[str]:
-    """Legal moves as '  1) pass' cells laid out in columns that fit the terminal."""
-    cells = [f"{i:>3}) {m}" for i, m in enumerate(moves, 1)]
+    """Legal moves as ' #1) pass' cells laid out in columns that fit the terminal. The '#'
+    tells a list entry from a move that is a number (Dobro's 5, a single 5 in Dou Dizhu)."""
+    cells = [f"{'#' + str(i):>3}) {m}" for i, m in enumerate(moves, 1)]
     if not cells:
         return []
     cell = max(len(c) for c in cells) + 2
@@ -190,8 +201,40 @@ def rpc_error(error: grpc.RpcError) -> str:
 # --- croupier play -----------------------------------------------------------------------
 
 
+class Quit(Exception):
+    """The person left: 'quit', the end of input, or a hang-up."""
+
+
+QUIT_WORDS = ("quit", "exit", "leave")
+RETRY_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+SUBMIT_ATTEMPTS = 8  # a move sent again as it was while the server is away (~15 s)
+
+
+def quiet_thread(target: Callable[[], None]) -> threading.Thread:
+    """A daemon thread started with Ctrl-C and the quitting signals blocked, so that they
+    always reach the main thread (see `connect`)."""
+    signals = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, signals) if main else None
+    try:
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+    finally:
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    return thread
+
+
 class Player:
-    """One human at one seat: prints the table's events and asks for moves on its turn."""
+    """One person at one seat: prints the table's events as they come, asks for a move when
+    the table waits for this seat, and takes a typed line at any time.
+
+    Moves the seat may make but need not (announcements, Dos calls and catches, calls of a
+    forgetting) are never asked for: they are offered on a line of their own and may be typed
+    whenever they are legal. Events arrive on a thread of their own; everything else (the
+    screen, the RPCs that move) happens on the main thread, which waits on both the input and
+    the events with select().
+    """
 
     def __init__(
         self,
@@ -200,49 +243,332 @@ class Player:
         table_id: str,
         seat: int,
         token: str,
+        stdin: int = 0,
     ) -> None:
         self.console = console
         self.stub = stub
         self.table_id = table_id
         self.seat = seat
         self.metadata = (("authorization", f"Bearer {token}"),)
+        self.stdin = stdin
         self.known = 0  # newest version known: views older than it are stale
+        self.view: croupier_pb2.TableView | None = None  # the newest view, at `known` or older
         self.waiting_said = False
+        self.turn_shown: tuple[object, ...] | None = None  # the turn on screen, if any
+        self.also_shown: tuple[str, ...] = ()  # the optional moves last offered
+        self.prompt_open = False  # the prompt ends the screen's last line
+        self.typed = ""  # input read but not yet ended by a newline
+        self.inbox: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.stopping = threading.Event()
+        self.wake_r, self.wake_w = os.pipe()
+
+    # --- screen ----------------------------------------------------------------------
 
     def say(self, text: str, style: str | None = None) -> None:
+        if self.prompt_open:  # never write after the prompt: start a line of its own
+            self.console.print()
+            self.prompt_open = False
         self.console.print(Text(text, style=style or ""))
 
-    def leave(self) -> None:
-        """Give the seat back when the person quits mid-match (best effort)."""
-        with contextlib.suppress(grpc.RpcError):
+    def prompt(self, moves: list[str]) -> None:
+        span = "#1" if len(moves) == 1 else f"#1-#{len(moves)}"
+        self.console.print(Text(f"Your move ({span} or notation, ? to list): "), end="")
+        self.console.file.flush()
+        self.prompt_open = True
+
+    # --- the seat's moves --------------------------------------------------------------
+
+    def current(self) -> croupier_pb2.TableView | None:
+        """The view to act on: None while a newer version is known but not yet seen (a move
+        of ours was accepted and its event is on its way)."""
+        view = self.view
+        if view is None or view.version < self.known:
+            return None
+        if view.table.status == croupier_pb2.TABLE_STATUS_FINISHED or view.result.finished:
+            return None
+        return view
+
+    def split(self, view: croupier_pb2.TableView) -> tuple[list[str], list[str]]:
+        """(the moves of this seat's turn, in the order listed; the optional ones)."""
+        legal = list(view.legal_moves)
+        if not legal or view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
+            return [], []
+        message, renderer = game_view(view)
+        waited = view.on_turn or view.to_act  # a server without on_turn: every actor waited
+        if self.seat not in waited:
+            return [], legal
+        optional = renderer.optional(message, legal) if message is not None else []
+        turn = [m for m in legal if m not in optional]
+        if not turn:  # nothing but optional moves: they are not the turn
+            return [], legal
+        return (renderer.order(message, turn) if message is not None else turn), optional
+
+    def label(self, view: croupier_pb2.TableView, move: str) -> str:
+        message, renderer = game_view(view)
+        return move if message is None else renderer.label(message, move)
+
+    def also_line(self, view: croupier_pb2.TableView, optional: list[str]) -> str:
+        message, renderer = game_view(view)
+        if message is None:
+            return GENERIC.also(view, view.table, self.seat, optional)
+        return renderer.also(message, view.table, self.seat, optional)
+
+    def refresh(self) -> None:
+        """Brings the screen up to the newest view: the turn when it starts or its moves
+        change, the optional moves when they change, the prompt while the turn lasts."""
+        view = self.current()
+        if view is None:
+            return
+        if view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
+            if not self.waiting_said:
+                self.say("Waiting for the other seats to be taken (bot seats are taken by "
+                         "`croupier bots` workers connected to this server)...", "dim")
+                self.waiting_said = True
+            return
+        turn, optional = self.split(view)
+        if not turn:
+            self.turn_shown = None
+            if optional and tuple(optional) != self.also_shown:
+                self.say(self.also_line(view, optional), "dim")
+            self.also_shown = tuple(optional)
+            return
+        key = (tuple(view.on_turn), tuple(turn))
+        if key != self.turn_shown:
+            self.show_turn(view, turn, optional)
+            self.turn_shown = key
+        elif tuple(optional) != self.also_shown and optional:
+            self.say(self.also_line(view, optional), "dim")
+        self.also_shown = tuple(optional)
+        if not self.prompt_open:
+            self.prompt(turn)
+
+    def show_turn(self, view: croupier_pb2.TableView, turn: list[str], optional: list[str]) -> None:
+        self.say("")
+        self.console.rule(Text("Your turn", style="bold"))
+        for line in public_lines(view, self.seat):
+            self.say(line)
+        message, renderer = game_view(view)
+        if message is not None:
+            for text, style in renderer.turn(message, view.table, self.seat):
+                self.say(text, style)
+        self.show_moves(view, turn, optional)
+
+    def show_moves(self, view: croupier_pb2.TableView, turn: list[str], optional: list[str]) -> None:
+        if turn:
+            self.say("Legal moves:")
+            width = max(40, shutil.get_terminal_size((80, 24)).columns)
+            for line in numbered([self.label(view, m) for m in turn], width):
+                self.say(line)
+        if optional:
+            self.say(self.also_line(view, optional), "dim")
+        if not turn and not optional:
+            self.say("Nothing to play now: the table waits for another seat.", "dim")
+
+    def resolve(self, text: str, view: croupier_pb2.TableView) -> str | None:
+        """The move meant by `text`: '#N' picks from the list; '=TEXT' is notation as typed;
+        a legal move as listed or in notation is that move (so a number that is a legal
+        move, like a single 5, is the move); a bare number picks from the list in games
+        without such moves; anything else is sent for the server to judge."""
+        turn, optional = self.split(view)
+        message, renderer = game_view(view)
+        if text.startswith("#"):
+            n = text[1:].strip()
+            if n.isascii() and n.isdigit() and 1 <= int(n) <= len(turn):
+                return turn[int(n) - 1]
+            if not turn:
+                self.say(f"Refused: no list to pick {text} from: it is not your turn.", "red")
+            else:
+                self.say(f"Refused: no move {text}: the list goes from #1 to #{len(turn)}.", "red")
+            return None
+        if text.startswith("="):
+            return text[1:].strip() or None
+        typed = text if message is None else renderer.typed(text)
+        wanted = typed.casefold()
+        for move in turn + optional:
+            shown = self.label(view, move)
+            if wanted in (move.casefold(), (renderer.typed(shown) if message else shown).casefold()):
+                return move
+        if text.isascii() and text.isdigit() and not renderer.numbers_are_moves and turn:
+            if 1 <= int(text) <= len(turn):
+                return turn[int(text) - 1]
+            self.say(f"Refused: no move {text}: the list goes from #1 to #{len(turn)}.", "red")
+            return None
+        return typed
+
+    def handle_line(self, text: str) -> None:
+        """One line the person typed, whenever it came."""
+        view = self.current()
+        if text.casefold() in QUIT_WORDS and not (view and text in view.legal_moves):
+            raise Quit(text)
+        if not text:
+            return
+        if view is None:
+            self.say("Refused: wait a moment, the table is moving on.", "red")
+            return
+        turn, optional = self.split(view)
+        if text in ("?", "help"):
+            self.show_moves(view, turn, optional)
+            return
+        if not turn and not optional:
+            waited = ", ".join(seat_label(view.table, s, self.seat) for s in view.on_turn)
+            self.say(f"Refused: not your turn (the table waits for {waited or 'nobody'}).", "red")
+            return
+        move = self.resolve(text, view)
+        if move is not None:
+            self.send(move, view)
+
+    def send(self, move: str, view: croupier_pb2.TableView) -> None:
+        """Submits `move`; refused ABORTED, it is sent again by the clients' rule
+        (bots.resend), else the refusal is shown and the turn shown afresh."""
+        resends = 0
+        attempts = 0
+        while True:
+            try:
+                answer = self.stub.SubmitMove(
+                    croupier_pb2.SubmitMoveRequest(
+                        table_id=self.table_id, move=move, expected_version=view.version
+                    ),
+                    metadata=self.metadata,
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.RpcError as error:
+                code = error.code()
+                attempts += 1
+                if code in RETRY_CODES and attempts < SUBMIT_ATTEMPTS:
+                    # the same move at the same version: a repeat of one that went through is
+                    # answered as the first was, so nothing is played twice
+                    time.sleep(min(0.2 * 2**attempts, 3.0))
+                    continue
+                if code != grpc.StatusCode.ABORTED:
+                    self.say(f"Refused: {rpc_error(error)}", "red")
+                    self.turn_shown = None if code in RETRY_CODES else self.turn_shown
+                    return
+                fresh = self.get_view()
+                if resend(move, view, fresh, resends):
+                    # only another seat's optional move came in between: the move stands
+                    resends += 1
+                    view = fresh
+                    continue
+                self.say(f"Refused: {rpc_error(error)}; here is the table now.", "red")
+                self.turn_shown = None
+                return
+            # The move's own event (in order with the others) shows it and the view after it.
+            self.known = max(self.known, answer.version)
+            self.turn_shown = None
+            return
+
+    def get_view(self) -> croupier_pb2.TableView:
+        try:
+            view = self.stub.GetView(
+                croupier_pb2.GetViewRequest(table_id=self.table_id), metadata=self.metadata,
+                timeout=RPC_TIMEOUT, wait_for_ready=True,
+            )
+        except grpc.RpcError as error:
+            raise ClientError(rpc_error(error)) from None
+        self.take(view)
+        return view
+
+    def take(self, view: croupier_pb2.TableView) -> None:
+        if view.version >= self.known or self.view is None:
+            self.known = max(self.known, view.version)
+            self.view = view
+
+    def leave(self) -> bool:
+        """Gives the seat back when the person quits mid-match, so the table is listed with
+        an open seat again rather than one held by nobody. True if the server took it."""
+        try:
             self.stub.LeaveTable(
                 croupier_pb2.LeaveTableRequest(table_id=self.table_id), metadata=self.metadata,
                 timeout=3.0,
             )
+        except grpc.RpcError:
+            return False
+        return True
+
+    # --- the table's events ------------------------------------------------------------
+
+    def post(self, kind: str, item: object) -> None:
+        if self.stopping.is_set():
+            return
+        self.inbox.put((kind, item))
+        with contextlib.suppress(OSError):
+            os.write(self.wake_w, b".")
+
+    def pump(self, from_version: int) -> None:
+        """The stream thread: events (and what goes wrong) into the inbox, in order."""
+        try:
+            for event in retrying_stream(self.stub, self.table_id, self.metadata, from_version,
+                                         lambda text: self.post("say", text)):
+                if self.stopping.is_set():
+                    return
+                self.post("event", event)
+        except Exception as error:  # noqa: BLE001 - handed to the main thread to report
+            self.post("failed", error)
+
+    def on_event(self, event: croupier_pb2.TableEvent) -> bool:
+        """Shows one event; True after the last (END)."""
+        self.show_event(event)
+        if event.kind == croupier_pb2.EVENT_KIND_END:
+            if event.end_reason == croupier_pb2.END_REASON_ABANDONED:
+                self.say("The table was closed as abandoned: nobody came back to it.", "bold")
+            else:
+                self.show_final(event.view)
+            return True
+        self.take(event.view)
+        return False
 
     def run(self) -> int:
         view = self.stub.GetView(
             croupier_pb2.GetViewRequest(table_id=self.table_id), metadata=self.metadata,
             timeout=RPC_TIMEOUT,
         )
-        self.known = view.version
-        self.take_turns(view)
-        for event in retrying_stream(self.stub, self.table_id, self.metadata, view.version,
-                                     self.say):
-            self.show_event(event)
-            if event.kind == croupier_pb2.EVENT_KIND_END:
-                self.show_final(event.view)
-                return 0
-            if event.version >= self.known:
-                self.known = event.version
-                self.take_turns(event.view)
-        return 0
+        self.take(view)
+        quiet_thread(lambda: self.pump(view.version))
+        try:
+            while True:
+                self.refresh()
+                ready, _, _ = select.select([self.stdin, self.wake_r], [], [])
+                if self.wake_r in ready and self.drain():
+                    return 0
+                if self.stdin in ready:
+                    self.read_input()
+        finally:
+            self.stopping.set()
+
+    def drain(self) -> bool:
+        """Handles what the stream thread brought; True once the match is over."""
+        with contextlib.suppress(OSError):
+            os.read(self.wake_r, 4096)
+        while True:
+            try:
+                kind, item = self.inbox.get_nowait()
+            except queue.Empty:
+                return False
+            if kind == "event":
+                assert isinstance(item, croupier_pb2.TableEvent)
+                if self.on_event(item):
+                    return True
+            elif kind == "say":
+                self.say(str(item), "dim")
+            elif isinstance(item, Exception):
+                raise item
+
+    def read_input(self) -> None:
+        data = os.read(self.stdin, 4096)
+        if not data:
+            raise Quit("end of input")
+        self.typed += data.decode(errors="replace")
+        while "\n" in self.typed:
+            line, self.typed = self.typed.split("\n", 1)
+            self.prompt_open = False  # the newline ended the prompt's line
+            self.handle_line(line.strip())
 
     def show_event(self, event: croupier_pb2.TableEvent) -> None:
         table = event.view.table
         who = seat_label(table, event.seat, self.seat)
         if event.kind == croupier_pb2.EVENT_KIND_MOVE:
-            self.say(f"{who}: {event.move}", "bold" if event.seat == self.seat else None)
+            self.say(f"{who}: {self.label(event.view, event.move)}",
+                     "bold" if event.seat == self.seat else None)
         elif event.kind == croupier_pb2.EVENT_KIND_JOINED and event.seat != self.seat:
             self.say(f"{who} joined" + (f" as {event.name}" if event.name else ""), "dim")
         elif event.kind == croupier_pb2.EVENT_KIND_LEFT:
@@ -261,116 +587,15 @@ class Player:
 
     def show_final(self, view: croupier_pb2.TableView) -> None:
         result = view.result
-        deals = f" after {result.deals_played} deal(s)" if result.deals_played else ""
+        deals = f" after {plural(result.deals_played, 'deal')}" if result.deals_played else ""
         self.say(f"Game over{deals}. Final scores:", "bold")
         for line in scores_lines(result, view.table, self.seat, last_deal=False):
             self.say(line)
         if result.winners:
             names = ", ".join(seat_label(view.table, w, self.seat) for w in result.winners)
             verdict = "You win!" if self.seat in result.winners else "You lose."
-            self.say(f"Winner(s): {names}. {verdict}", "bold green" if "win" in verdict else "bold")
-
-    def my_turn(self, view: croupier_pb2.TableView) -> bool:
-        return (
-            self.seat in view.to_act
-            and bool(view.legal_moves)
-            and view.version >= self.known
-            and view.table.status != croupier_pb2.TABLE_STATUS_FINISHED
-        )
-
-    def take_turns(self, view: croupier_pb2.TableView) -> None:
-        if view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
-            if not self.waiting_said:
-                self.say("Waiting for the other seats to be taken (bot seats are taken by "
-                         "`croupier bots` workers connected to this server)...", "dim")
-                self.waiting_said = True
-            return
-        while self.my_turn(view):
-            answer = self.ask(view)
-            if answer is None:
-                return
-            self.known = max(self.known, answer.version)
-            if not answer.HasField("view") or answer.view.version < answer.version:
-                return
-            view = answer.view
-
-    def show_turn(self, view: croupier_pb2.TableView) -> None:
-        self.console.rule(Text("Your turn", style="bold"))
-        for line in public_lines(view, self.seat):
-            self.say(line)
-        message, renderer = game_view(view)
-        if message is not None:
-            for text, style in renderer.turn(message, view.table, self.seat):
-                self.say(text, style)
-        self.show_moves(view)
-
-    def show_moves(self, view: croupier_pb2.TableView) -> None:
-        self.say("Legal moves:")
-        width = max(40, shutil.get_terminal_size((80, 24)).columns)
-        for line in numbered(view.legal_moves, width):
-            self.say(line)
-        count = len(view.legal_moves)
-        clash = next((m for m in view.legal_moves
-                      if m.isascii() and m.isdigit() and 1 <= int(m) <= count), None)
-        if clash:
-            self.say(f"(A number picks from this list; type ={clash} to play the move {clash}.)",
-                     "dim")
-
-    def resolve(self, text: str, moves: list[str]) -> str | None:
-        """The move meant by `text`: a number picks from the list (when in range), `=TEXT`
-        forces notation (some moves, like the single 3, are numbers), anything else is sent
-        as notation for the server to judge."""
-        if text.startswith("="):
-            return text[1:].strip() or None
-        if text.isascii() and text.isdigit():
-            index = int(text)
-            if 1 <= index <= len(moves):
-                return moves[index - 1]
-            if text in moves:
-                return text
-            self.say(f"No move numbered {index}: choose 1 to {len(moves)}.", "red")
-            return None
-        return text
-
-    def ask(self, view: croupier_pb2.TableView) -> croupier_pb2.SubmitMoveResponse | None:
-        """Prompt until the server accepts a move; None if the table moved on meanwhile."""
-        self.show_turn(view)
-        moves = list(view.legal_moves)
-        while True:
-            span = "1" if len(moves) == 1 else f"1-{len(moves)}"
-            text = input(f"Your move ({span} or notation, ? to list): ").strip()
-            if not text:
-                continue
-            if text in ("?", "help"):
-                self.show_moves(view)
-                continue
-            resolved = self.resolve(text, moves)
-            if resolved is None:
-                continue
-            text = resolved
-            try:
-                return self.stub.SubmitMove(
-                    croupier_pb2.SubmitMoveRequest(
-                        table_id=self.table_id, move=text, expected_version=view.version
-                    ),
-                    metadata=self.metadata,
-                    timeout=RPC_TIMEOUT,
-                )
-            except grpc.RpcError as error:
-                self.say(f"Refused: {rpc_error(error)}", "red")
-                if error.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
-                    try:
-                        view = self.stub.GetView(
-                            croupier_pb2.GetViewRequest(table_id=self.table_id),
-                            metadata=self.metadata, timeout=RPC_TIMEOUT, wait_for_ready=True,
-                        )
-                    except grpc.RpcError as again:
-                        raise ClientError(rpc_error(again)) from None
-                    self.known = max(self.known, view.version)
-                    if not self.my_turn(view):
-                        return None
-                    self.show_turn(view)
-                    moves = list(view.legal_moves)
+            self.say(f"{winners_word(result.winners)}: {names}. {verdict}",
+                     "bold green" if "win" in verdict else "bold")
 
 
 def play_parser() -> argparse.ArgumentParser:
@@ -404,11 +629,29 @@ def _server_flag(parser: argparse.ArgumentParser) -> None:
     add_tls_flags(parser)
 
 
+def follow_hint(args: argparse.Namespace, table_id: str) -> str:
+    """The command that watches this table from another terminal, with the flags it needs."""
+    words = ["croupier", "watch", table_id]
+    if args.server != DEFAULT_SERVER:
+        words += ["--server", args.server]
+    if args.tls_ca:
+        words += ["--tls-ca", args.tls_ca]
+    return " ".join(words)
+
+
+def _hang_up(signum: int, frame: object) -> None:
+    raise Quit(signal.Signals(signum).name)
+
+
 def play_main(argv: list[str] | None = None) -> int:
-    """`croupier play`: 0 when the match was played to the end."""
+    """`croupier play`: 0 when the match was played to the end, 130 when the person left it
+    (Ctrl-C, 'quit', the end of input, a hang-up: the seat is given back), 1 on an error."""
     args = play_parser().parse_args(argv)
     console = Console(highlight=False)
     channel, stub = _connect(args)
+    player: Player | None = None
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal leaves the seat too
+        signal.signal(sig, _hang_up)
     try:
         with channel:
             games = stub.ListGames(croupier_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT,
@@ -433,28 +676,40 @@ def play_main(argv: list[str] | None = None) -> int:
                 croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=0, name=args.name),
                 timeout=RPC_TIMEOUT,
             )
-            console.print(Text(
-                f"{info.title or info.name}: table {table.table_id}, you are seat {joined.seat}; "
-                f"{players - 1} {args.bots} bot(s) in the other seats.", style="bold"))
-            console.print(Text(f"Others can follow with: croupier watch {table.table_id}",
-                               style="dim"))
-            if info.notation:
-                console.print(Text(f"Notation: {info.notation}", style="dim"))
             player = Player(console, stub, table.table_id, joined.seat, joined.token)
             try:
+                bots = plural(players - 1, f"{args.bots} bot")
+                console.print(Text(
+                    f"{info.title or info.name}: table {table.table_id}, you are seat "
+                    f"{joined.seat}; {bots} in the other seats.", style="bold"))
+                console.print(Text(f"Others can follow with: {follow_hint(args, table.table_id)}",
+                                   style="dim"))
+                if info.notation:
+                    console.print(Text(f"Notation: {info.notation}", style="dim"))
+                console.print(Text("Type 'quit' (or press Ctrl-C) to leave the table.",
+                                   style="dim"))
                 return player.run()
-            except (EOFError, KeyboardInterrupt):
-                player.leave()
-                raise
+            except (Quit, EOFError, KeyboardInterrupt):
+                given_back = player.leave()
+                with contextlib.suppress(OSError):  # a hung-up terminal takes no more output
+                    console.print()
+                    console.print(Text("Left the game; your seat is open again." if given_back
+                                       else "Left the game (the seat could not be given back).",
+                                       style="dim"))
+                return 130
     except ClientError as error:
         console.print(Text(f"Error: {error}", style="bold red"))
         return 1
     except grpc.RpcError as error:
         console.print(Text(f"Error from {args.server}: {rpc_error(error)}", style="bold red"))
         return 1
-    except (EOFError, KeyboardInterrupt):
-        console.print(Text("\nLeft the game.", style="dim"))
+    except (Quit, EOFError, KeyboardInterrupt):
+        with contextlib.suppress(OSError):
+            console.print(Text("\nLeft the game.", style="dim"))
         return 130
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
 
 
 # --- croupier watch ----------------------------------------------------------------------
@@ -478,7 +733,8 @@ def describe_event(event: croupier_pb2.TableEvent) -> str:
     kind = KIND_NAMES.get(event.kind, str(event.kind))
     who = seat_label(table, event.seat)
     if event.kind == croupier_pb2.EVENT_KIND_MOVE:
-        body = f"{who}: {event.move}"
+        message, renderer = game_view(event.view)
+        body = f"{who}: {event.move if message is None else renderer.label(message, event.move)}"
     elif event.kind == croupier_pb2.EVENT_KIND_JOINED:
         body = f"{who} joined" + (f" as {event.name}" if event.name else "")
     elif event.kind == croupier_pb2.EVENT_KIND_LEFT:
@@ -486,7 +742,8 @@ def describe_event(event: croupier_pb2.TableEvent) -> str:
     elif event.kind == croupier_pb2.EVENT_KIND_CREATED:
         body = f"table {table.table_id} created ({table.game}, {table.players} players)"
     elif event.kind == croupier_pb2.EVENT_KIND_END:
-        body = "match over"
+        abandoned = event.end_reason == croupier_pb2.END_REASON_ABANDONED
+        body = "closed as abandoned" if abandoned else "match over"
     elif event.kind == croupier_pb2.EVENT_KIND_SEATS_OPENED:
         body = "empty seats handed to bots"
     else:
@@ -511,6 +768,17 @@ def watch_main(argv: list[str] | None = None) -> int:
             for event in retrying_stream(stub, args.table_id, (), args.from_version, say):
                 say(describe_event(event), "bold" if event.kind != croupier_pb2.EVENT_KIND_MOVE
                     else None)
+                # The deal's end comes before the next deal's picture: the event's view is
+                # already the table after the move, i.e. the next deal dealt.
+                if event.deal_over:
+                    say("  Deal over:", "bold")
+                    message, renderer = game_view(event.view)
+                    if message is not None:
+                        for line in renderer.deal_over(message, event.view.table, None):
+                            say(line)
+                    for line in scores_lines(event.view.result, event.view.table, None,
+                                             last_deal=True):
+                        say(line)
                 # The full public picture when the stage changes (new deal, phase, landlord),
                 # otherwise one line with what moved: hand sizes, combination to beat, bids.
                 now = stage_of(event.view)
@@ -522,19 +790,16 @@ def watch_main(argv: list[str] | None = None) -> int:
                     summary = public_summary(event.view)
                     if summary:
                         say(f"    {summary}", "dim")
-                if event.deal_over:
-                    say("  Deal over:", "bold")
-                    for line in scores_lines(event.view.result, event.view.table, None,
-                                             last_deal=True):
-                        say(line)
                 if event.kind == croupier_pb2.EVENT_KIND_END:
+                    if event.end_reason == croupier_pb2.END_REASON_ABANDONED:
+                        return 0
                     result = event.view.result
                     say("Final scores:", "bold")
                     for line in scores_lines(result, event.view.table, None, last_deal=False):
                         say(line)
                     if result.winners:
                         names = ", ".join(seat_label(event.view.table, w) for w in result.winners)
-                        say(f"Winner(s): {names}", "bold")
+                        say(f"{winners_word(result.winners)}: {names}", "bold")
                     return 0
             return 0
     except ClientError as error:

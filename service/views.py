@@ -2,7 +2,8 @@
 
 Only this module turns engine states into what a client sees, and it does so only through
 `engine.view(state, seat)` and `engine.redact(...)`: a seat's hidden cards cannot reach anyone
-else by any other path. Seat token hashes never leave the record.
+else by any other path. Seat token hashes never leave the record. A table not dealt yet (no
+seat has seen a card) renders an empty game view and a zero result: there is nothing to show.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ STATUS = {
     Status.WAITING: pb.TABLE_STATUS_WAITING,
     Status.PLAYING: pb.TABLE_STATUS_PLAYING,
     Status.FINISHED: pb.TABLE_STATUS_FINISHED,
+    Status.ABANDONED: pb.TABLE_STATUS_ABANDONED,
 }
 STATUS_FROM_PB = {v: k for k, v in STATUS.items()}
 SEAT_KIND = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
@@ -68,9 +70,14 @@ def game_info(game: Game) -> pb.GameInfo:
     )
 
 
-def to_act(game: Game, record: TableRecord, state: Any) -> list[int]:
+def state_of(game: Game, record: TableRecord) -> Any | None:
+    """The record's engine state; None before the deal."""
+    return states.decode(game, record.state) if record.dealt else None
+
+
+def to_act(game: Game, record: TableRecord, state: Any | None) -> list[int]:
     """Seats that may move now: none until every seat is taken (moves are refused till then)."""
-    if record.status != Status.PLAYING:
+    if record.status != Status.PLAYING or state is None:
         return []
     return sorted(game.to_act(state))
 
@@ -138,10 +145,15 @@ def table(record: TableRecord, acting: Iterable[int]) -> pb.Table:
 
 
 def table_summary(game: Game, record: TableRecord) -> pb.Table:
-    return table(record, to_act(game, record, states.decode(game, record.state)))
+    return table(record, to_act(game, record, state_of(game, record)))
 
 
-def fill_result(out: pb.Result, game: Game, state: Any) -> None:
+def fill_result(out: pb.Result, game: Game, state: Any | None, players: int = 0) -> None:
+    """The result of `state`; before the deal (None) every one of `players` seats at 0."""
+    if state is None:
+        out.totals.extend([0] * players)
+        out.last_deal.extend([0] * players)
+        return
     r = game.result(state)
     out.totals.extend(r.totals)
     out.last_deal.extend(r.last_deal)
@@ -163,18 +175,26 @@ def table_view(
     Written into `out` when given (an empty message, such as a response's field)."""
     if out is None:
         out = pb.TableView()
-    state = states.decode(game, record.state)
+    state = state_of(game, record)
     acting = to_act(game, record, state)
     fill_table(out.table, record, acting)
     out.version = record.version
-    getattr(out.view, game.info.view_field).CopyFrom(game.view(state, seat))
+    shown = getattr(out.view, game.info.view_field)
+    if state is None:  # nothing dealt: the game's view message, empty but for the seat
+        shown.SetInParent()
+        if "seat" in shown.DESCRIPTOR.fields_by_name:
+            shown.seat = -1 if seat is None else seat
+    else:
+        shown.CopyFrom(game.view(state, seat))
     out.to_act.extend(acting)
     if acting:
+        assert state is not None
         out.on_turn.extend(sorted(game.on_turn(state)))
-    fill_result(out.result, game, state)
+    fill_result(out.result, game, state, record.players)
     if seat is not None:
         out.seat = seat
         if seat in acting:
+            assert state is not None
             out.legal_moves.extend(game.format_move(m) for m in game.legal_moves(state, seat))
     return out
 
@@ -210,4 +230,11 @@ def table_event(
         time=event.time,
         deal_over=event.deal_over,
         auto=event.auto,
+        end_reason=end_reason(event),
     )
+
+
+def end_reason(event: Event) -> pb.EndReason:
+    if event.kind != EventKind.END:
+        return pb.END_REASON_UNSPECIFIED
+    return pb.END_REASON_ABANDONED if event.abandoned else pb.END_REASON_MATCH_OVER

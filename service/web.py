@@ -5,7 +5,8 @@ gRPC server's event loop). Each endpoint calls the very same `CroupierServicer` 
 native gRPC server calls, through `_Context`, a small adapter that gives it what it reads from
 a `grpc.aio.ServicerContext` (the metadata) and turns its `abort` into a `ConnectError` with
 the same code and message. No rule, view or error text lives here. The same port serves the
-built reference client (web/dist) for every path outside the API.
+built reference client (web/dist) for every path outside the API. What hypercorn and connectrpc
+would get wrong with malformed input is fixed in `web_h2` (HTTP/2) and `web_guard`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service import web_h2
 from service.logging import get_logger
+from service.web_guard import ClearProtocolErrors, EagerBody, needs_http2, refuse_http1_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Croupier"]
 PREFIX = f"/{SERVICE.full_name}/"
@@ -157,6 +160,7 @@ def build_app(
         endpoints=_Service.endpoints,
         codecs=google_protobuf_codecs(),
         read_max_bytes=max_request_bytes,
+        interceptors=[ClearProtocolErrors()],
     )
     files = StaticFiles(directory=dist, html=True, check_dir=False)
 
@@ -164,15 +168,28 @@ def build_app(
         if scope["type"] == "lifespan":
             await api(scope, receive, send)
             return
-        if scope["type"] == "http" and scope["path"].startswith(PREFIX):
+        if scope["type"] == "websocket":  # nothing here speaks WebSocket: HTTP 403
+            await send({"type": "websocket.close"})
+            return
+        body = EagerBody(receive, max_request_bytes)
+        try:
+            await route(scope, body.receive, send)
+        finally:
+            body.finish()
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"].startswith(PREFIX):
             try:
                 scope["query_string"].decode()
             except UnicodeDecodeError:  # HTTP/2 lets raw bytes through; connectrpc would fail
                 await _connect_error(send, "the query string is not UTF-8 (percent-encode it)")
                 return
+            if needs_http2(scope):
+                await refuse_http1_grpc(send)
+                return
             await api(scope, receive, send)
             return
-        if scope["type"] == "http" and not dist.is_dir():
+        if not dist.is_dir():
             await _plain(send, 404, "the web client is not built; run `make web`\n")
             return
         try:
@@ -253,6 +270,7 @@ async def start_web(
         )
     except (OSError, ValueError) as e:
         raise OSError(f"cannot listen on {listen} for the web: {e}") from None
+    web_h2.install()
     config = Config()
     config.bind = [f"fd://{sock.detach()}"]  # hypercorn owns (and closes) the socket now
     config.graceful_timeout = grace

@@ -2,7 +2,11 @@
 
 Each test says how to answer a prompt (from the listed legal moves) and what the screen must
 show; this module does the spawning, the prompting, an optional malformed first move and the
-clean-up, and hands back what a person would have read."""
+clean-up, and hands back what a person would have read.
+
+The terminal shows the table's events as they come, also while it waits for a move, and then
+shows its prompt again below them: so after each answer this waits for what became of it (the
+move's own line, or a refusal) before it takes the next prompt as a new question."""
 
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ from pathlib import Path
 
 import pexpect
 
-from tests.bot_support import CROUPIER, child_env
+from tests.bot_support import CROUPIER, REPO, child_env
 
-PROMPT = r"Your move \((?:1|1-\d+) or notation, \? to list\): "
+PROMPT = r"Your move \((?:#1|#1-#\d+) or notation, \? to list\): "
+OWN_MOVE = r"\n(?:\x1b\[[0-9;]*m)*seat \d+ \(you\): [^\r\n]*\r?\n"  # styles stay on
+REFUSED = r"Refused: ([^\r\n]+)\r?\n"
 
 
 @dataclass
@@ -31,6 +37,19 @@ class PtyPlay:
         return [(s, int(v)) for s, v in re.findall(r"seat (\d) \((?:you|bot)\): ([+-]\d+)", final)]
 
 
+def last_list(shown: str) -> str:
+    """The last list of legal moves on the screen: from "Legal moves:" to the line after it
+    that is not an entry (the optional moves, the prompt)."""
+    block = re.sub(r"\x1b\[[0-9;]*m", "", shown[shown.rfind("Legal moves:") :])
+    lines = block.replace("\r\n", "\n").split("\n")
+    entries = [lines[0]]
+    for line in lines[1:]:
+        if not re.match(r"\s*#\d+\) ", line):
+            break
+        entries.append(line)
+    return "\n".join(entries)
+
+
 def play_in_pty(
     address: str,
     game: str,
@@ -40,15 +59,18 @@ def play_in_pty(
     malformed: str = "",
     width: int = 120,
     max_prompts: int = 200,
+    command: Sequence[str] = (CROUPIER,),
 ) -> PtyPlay:
-    """Plays `croupier play GAME --server ADDRESS --name tester ARGS` to its end.
+    """Plays `croupier play GAME --server ADDRESS --name tester ARGS` to its end (`command`
+    in place of `croupier`: a script that wraps the client, say).
 
     `answer(prompts, listed)` gives the line to type at the n-th prompt, from the text after
     "Legal moves:". With `malformed`, that line is typed first and must be refused (the
     server's reason is kept), then the prompt comes again."""
     child = pexpect.spawn(
-        CROUPIER,
-        ["play", game, "--server", address, "--name", "tester", *args],
+        command[0],
+        [*command[1:], "play", game, "--server", address, "--name", "tester", *args],
+        cwd=str(REPO),
         env=child_env(NO_COLOR="1", TERM="xterm"),
         encoding="utf-8",
         timeout=30,
@@ -57,20 +79,30 @@ def play_in_pty(
     output: list[str] = []
     prompts = 0
     refusal = ""
+
+    def outcome() -> None:
+        # what became of the line just typed: prompts shown again meanwhile are not questions
+        if child.expect([OWN_MOVE, REFUSED, pexpect.EOF]) != 2:
+            output.append(child.before + child.after)
+        else:
+            output.append(child.before)
+
     with transcript.open("w") as log:
         child.logfile_read = log
         try:
             while child.expect([PROMPT, pexpect.EOF]) == 0:
-                output.append(child.before)
+                output.append(child.before + child.after)
                 prompts += 1
                 if prompts == 1 and malformed:
                     child.sendline(malformed)
-                    child.expect(r"Refused: (.+?)\r?\n")
+                    child.expect(REFUSED)
                     refusal = child.match.group(1)
+                    output.append(child.before + child.after)
                     child.expect(PROMPT)
-                    output.append(child.before)
-                listed = child.before[child.before.rfind("Legal moves:") :]
+                    output.append(child.before + child.after)
+                listed = last_list("".join(output))
                 child.sendline(answer(prompts, listed))
+                outcome()
                 assert prompts < max_prompts, f"{game}: the match does not end"
             output.append(child.before)
         finally:

@@ -17,6 +17,7 @@ import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
+from bots.resend import MAX_RESENDS
 from bots.worker import REFUSALS_BEFORE_FALLBACK, SeatPlayer
 
 SEAT = 1
@@ -113,10 +114,22 @@ def test_a_move_no_longer_fitting_the_table_is_searched_again() -> None:
     policy = CountingPolicy(["pass", "re"])
     asyncio.run(player(stub, policy)._act(view(5, ["pass", "re"], on_turn=False)))
     assert stub.sent == [("pass", 5), ("re", 6)] and policy.calls == 2
+    # the seat was not on turn before or after, but the table waits for another seat now (a
+    # card was played meanwhile, not just an optional move): decide anew
+    stub = ScriptedStub(pb.TableView(version=6, seat=SEAT, legal_moves=["pass", "re"],
+                                     to_act=[SEAT, 3], on_turn=[3]),
+                        submits=[refusal(grpc.StatusCode.ABORTED)])
+    policy = CountingPolicy(["re", "pass"])
+    before = pb.TableView(version=5, seat=SEAT, legal_moves=["pass", "re"], to_act=[SEAT, 2],
+                          on_turn=[2])
+    asyncio.run(player(stub, policy)._act(before))
+    assert stub.sent == [("re", 5), ("pass", 6)] and policy.calls == 2
 
 
-def test_a_resent_move_overtaken_again_is_decided_anew() -> None:
-    stub = ScriptedStub(view(6, ["Ac", "Kc"]), submits=[refusal(grpc.StatusCode.ABORTED)] * 2)
+def test_a_resent_move_overtaken_again_and_again_is_decided_anew() -> None:
+    # sent again at each new version up to MAX_RESENDS times (bots.resend), then searched
+    stub = ScriptedStub(view(6, ["Ac", "Kc"]),
+                        submits=[refusal(grpc.StatusCode.ABORTED)] * (MAX_RESENDS + 1))
     policy = CountingPolicy(["Kc", "Ac"])
 
     def moved_on(move: str, version: int) -> pb.TableView:
@@ -136,7 +149,10 @@ def test_a_resent_move_overtaken_again_is_decided_anew() -> None:
         await p._act(view(5, ["Ac", "Kc"]))
 
     asyncio.run(go())
-    assert [m for m, _ in stub.sent] == ["Kc", "Kc", "Ac"] and policy.calls == 2
+    assert [m for m, _ in stub.sent] == ["Kc"] * (MAX_RESENDS + 1) + ["Ac"]
+    versions = [v for _, v in stub.sent]
+    assert versions == sorted(set(versions))  # each at the version it was refused from
+    assert policy.calls == 2
 
 
 def test_a_failing_policy_still_moves_legally() -> None:

@@ -21,10 +21,10 @@ def test_the_auction_value_and_hand_are_shown_on_the_players_turn() -> None:
     assert "round 1 of 3, play goes in seat order" in public
     assert "Auction at 18: seat 3 (bot) 8 → 8, seat 0 (bot) 9 → 9, seat 1 (bot) 9 → 18 Dobro!" in public
     turn = [text for text, _ in R.turn(view, TABLE, 2)]
-    assert turn[0].startswith("Value in play: 18 (3 card(s) to take if you pass)")
+    assert turn[0].startswith("Value in play: 18 (3 cards to take if you pass)")
     assert turn[1] == "Your hand (6 cards): 6 7 7 7 J J"
     summary = R.summary(GAME.view(s, None), TABLE)
-    assert summary.startswith("Dobro! The value is now 18.") and "value 18, 3 card(s) in play" in summary
+    assert summary.startswith("Dobro! The value is now 18.") and "value 18, 3 cards in play" in summary
 
 
 def test_opening_drawing_calls_and_the_round_end_read_clearly() -> None:
@@ -34,7 +34,10 @@ def test_opening_drawing_calls_and_the_round_end_read_clearly() -> None:
     assert R.turn(GAME.view(s, 0), TABLE, 0)[0][0].startswith("Draw to refill")
     s = play(s, "end")
     view = GAME.view(s, 2)
-    assert R.turn(view, TABLE, 2)[0][0] == "Not your turn, but you may call a forgetting."
+    # not seat 2's turn: the call is offered beside the turn, never asked for
+    assert R.optional(view, [GAME.format_move(m) for m in GAME.legal_moves(s, 2)]) == ["call 0"]
+    assert R.also(view, TABLE, 2, ["call 0"]).startswith(
+        "Also: call 0 — seat 0 (bot) forgot to draw: calling it gives them the Oubli card")
     assert "Forgot to draw (may be called): seat 0 (bot)" in R.public(view, TABLE, 2)
     s = by(s, 2, "call 0")
     assert "Oubli card (+1 point): seat 0 (bot)" in R.public(GAME.view(s, 1), TABLE, 1)
@@ -45,4 +48,4 @@ def test_opening_drawing_calls_and_the_round_end_read_clearly() -> None:
     t = play(t, "12")
     lines = R.deal_over(GAME.view(t, None), TABLE, None)
     assert lines[0] == "  seat 1 (bot) played its last card"
-    assert "  seat 0 (bot): 0 card(s) collected, 2 point(s) (with the Oubli card)" in lines
+    assert "  seat 0 (bot): 0 cards collected, 2 points (with the Oubli card)" in lines

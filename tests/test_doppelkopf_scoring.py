@@ -56,8 +56,93 @@ def test_both_parties_missing_their_announcements_means_nobody_wins() -> None:
     assert winner(130, 6, 6, 2, 2) == -1
     out = outcome(130, 6, 6, 2, 2)
     assert out.winner == -1
-    # Re reached 120 against Kontra's no 90; Kontra reached neither 120 against Re's no 90
+    # Re reached 120 against Kontra's no 90; Kontra reached neither 120 against Re's no 90,
+    # and neither party is under 90
     assert out.value == 1
+    assert out.items == ("nobody won", "re reached against announcement x1")
+
+
+# --- nobody wins: DDV 7.1.4 with 7.2.2 and 7.2.3 -----------------------------------------
+
+def test_nobody_wins_each_party_counts_what_it_achieved_against_the_other() -> None:
+    # Re announced no 30 (needs 211) and made 175; Kontra announced no 90 (needs 151) and made
+    # 65: both miss. Re: Kontra under 90 1, 120 reached against Kontra's no 90 1 = 2. Kontra:
+    # 60 reached against Re's no 30 1. Neither "won" nor the announcements (re 2, no 90, no 60,
+    # no 30, kontra 2, no 90) count. Balance 1 for Re.
+    out = outcome(175, 9, 3, 4, 2)
+    assert out.winner == -1 and out.value == 1
+    assert out.items == ("nobody won", "re held kontra under 90",
+                         "re reached against announcement x1",
+                         "kontra reached against announcement x1")
+    # special points still count for their party: two for Kontra put Kontra ahead by 1
+    out = outcome(175, 9, 3, 4, 2, (("doppelkopf", KONTRA), ("fox caught", KONTRA)))
+    assert out.value == -1
+    # and no "against the club queens": Kontra did not beat them
+    assert outcome(175, 9, 3, 4, 2, against_the_old=True).value == 1
+
+
+def test_nobody_wins_both_parties_announced_schwarz() -> None:
+    # Both announced schwarz. Kontra took a single trick worth nothing (9c 9c 9s 9h), Re the
+    # other eleven and every point: Re missed schwarz (Kontra has a trick) and Kontra missed
+    # everything. Re: Kontra under 90, 60 and 30 3 (not schwarz: a trick of 0 points is a
+    # trick) + 120, 90, 60 and 30 reached against Kontra's no 90 ... schwarz 4 = 7. Kontra:
+    # nothing (0 points reach nothing against Re's announcements).
+    assert winner(240, 11, 1, 5, 5) == -1
+    out = outcome(240, 11, 1, 5, 5)
+    assert out.value == 7
+    assert out.items == ("nobody won", "re held kontra under 90", "re held kontra under 60",
+                         "re held kontra under 30", "re reached against announcement x4")
+    # Kontra's one trick worth 35: Re 2 + 4, Kontra 30 reached against Re's schwarz 1
+    out = outcome(205, 11, 1, 5, 5)
+    assert out.value == 5 and "kontra reached against announcement x1" in out.items
+
+
+def test_nobody_wins_only_when_both_parties_took_a_trick() -> None:
+    # "Schwarz on both sides" cannot happen: with all twelve tricks (and 240 points) a party
+    # meets any target it set, so a deal that nobody wins never counts "without a trick"; and
+    # with 240 points between them at most one party is ever held under 90, 60 or 30.
+    for re_level in range(6):
+        for kontra_level in range(6):
+            assert winner(240, 12, 0, re_level, kontra_level) == RE
+            assert winner(0, 0, 12, re_level, kontra_level) == KONTRA
+            for re_points in range(241):
+                for re_tricks in (1, 6, 11):
+                    out = outcome(re_points, re_tricks, 12 - re_tricks, re_level, kontra_level)
+                    if out.winner >= 0:
+                        continue
+                    held = [i for i in out.items if " held " in i]
+                    assert len({i.split()[0] for i in held}) <= 1
+                    assert not any(i.endswith("without a trick") for i in held)
+
+
+def test_a_deal_nobody_wins_after_schwarz_on_both_sides_is_scored() -> None:
+    # DEAL_B played out by each seat's first legal card after `re schwarz` (seat 0) and
+    # `kontra schwarz` (seat 2) before the first card. Re (seats 0, 1) make 76 in 5 tricks,
+    # Kontra 164 in 7: both miss. Re: 60 and 30 reached against Kontra's no 30 and schwarz 2,
+    # fox caught (trick 4: seat 3's diamond ace to seat 0's Jc) 1 = 3. Kontra: Re under 90 1,
+    # 120/90/60/30 reached against Re's no 90/no 60/no 30/schwarz 4 = 5. Kontra is 2 ahead.
+    s = autoplay(play(_b(), "0:re schwarz", "2:kontra schwarz"))
+    d = s.history[-1]
+    assert (d.re_seats, d.re_points, d.re_level, d.kontra_level) == ((0, 1), 76, 5, 5)
+    assert d.winner == -1 and d.value == -2 and d.scores == (-2, -2, 2, 2)
+    assert d.items == ("nobody won", "re reached against announcement x2",
+                       "kontra held re under 90", "kontra reached against announcement x4",
+                       "fox caught re")
+
+
+def test_a_solo_nobody_wins_is_still_tripled_for_the_soloist() -> None:
+    # Queen solo by seat 0 on DEAL_B, `re schwarz` and `kontra schwarz` (seat 1), played by
+    # the first legal card: the soloist makes 191, Kontra 49 with at least one trick. Re:
+    # Kontra under 90 and 60 2 + 4 reached against Kontra's schwarz = 6; Kontra: 30 reached
+    # against Re's schwarz 1. Value 5 for the soloist, x3: +15, each opponent -5.
+    s = play(new(DEAL_B), "reservation", "healthy", "healthy", "healthy", "solo queens")
+    s = autoplay(play(s, "0:re schwarz", "1:kontra schwarz"))
+    d = s.history[-1]
+    assert d.solo and d.re_seats == (0,) and d.re_points == 191 and d.winner == -1
+    assert d.value == 5 and d.scores == (15, -5, -5, -5)
+    assert d.items == ("nobody won", "re held kontra under 90", "re held kontra under 60",
+                       "re reached against announcement x4",
+                       "kontra reached against announcement x1")
 
 
 # --- game values (worked examples of the rulebook) --------------------------------------
@@ -181,6 +266,25 @@ def test_pass_declines_until_the_trick_ends() -> None:
         GAME.apply(s, 0, Move("pass"))  # the seat to play cannot pass
     s = play(s, "Ac", "Tc", "Kc", "9d")
     assert 2 in GAME.to_act(s)
+
+
+def test_a_seat_that_passed_only_plays_its_card_when_its_turn_comes_in_that_trick() -> None:
+    s = play(_b(), "2:pass", "Ac", "Tc")  # seat 2 passed before the first card
+    assert s.turn == 2 and 2 in GAME.to_act(s) and len(hand(s, 2)) == 12
+    legal = GAME.legal_moves(s, 2)
+    assert legal and all(m.kind == 0 for m in legal)  # cards only: no kontra, no pass
+    assert GAME.legal_moves(GAME.decode(GAME.encode(s)), 2) == legal  # stored with the state
+    with pytest.raises(IllegalMove, match="passed"):
+        GAME.apply(s, 2, Move("kontra"))
+    s = play(s, "Kc")  # seat 2 plays its card as usual
+    assert s.turn == 3 and 2 not in GAME.to_act(s)
+    assert GAME.decode(GAME.encode(s)).acting == s.acting
+    with pytest.raises(IllegalMove, match="passed"):
+        GAME.apply(s, 2, Move("kontra"))
+    s = play(s, "9d")  # the trick ends: seat 2 (11 cards) is asked again
+    assert 2 in GAME.to_act(s)
+    assert "kontra" in [m.text for m in GAME.legal_moves(s, 2)]
+    assert play(s, "2:kontra").levels == (1, 0)
 
 
 def test_marriage_shifts_the_deadlines() -> None:

@@ -330,7 +330,7 @@ def test_fuzz_list_games_tables_and_ping(world: World) -> None:
                                    and all(level in LEVELS for level in levels))
         if code != C.OK:
             refused_without_change(world, before, code, details, f"ListTables({req})")
-            if limit < 0 or status not in range(4):
+            if limit < 0 or status not in pb.TableStatus.values():
                 assert code == C.INVALID_ARGUMENT
             elif limit > 500 or (bot and len(levels) > len(LEVELS)):
                 assert code == C.RESOURCE_EXHAUSTED
@@ -338,7 +338,8 @@ def test_fuzz_list_games_tables_and_ping(world: World) -> None:
                 assert code == C.INVALID_ARGUMENT and (game not in GAMES or not levels_ok
                                                        or page != "")
         else:
-            assert 0 <= limit <= 500 and (not game or game in GAMES) and status in range(4)
+            assert 0 <= limit <= 500 and (not game or game in GAMES)
+            assert status in pb.TableStatus.values()
             assert levels_ok and not page  # no fuzzed text is a token this server gave
             listed = cast(pb.ListTablesResponse, reply).tables
             if levels:  # each listed table has a free bot seat of one of the levels asked

@@ -10,6 +10,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import grpc
@@ -244,3 +245,47 @@ def test_export_from_the_redis_store(tmp_path: Path) -> None:
             proc.stop()
         redis_cleanup(prefix)
     assert rec.moves and records.replay(rec) == rec.result
+
+
+def test_records_of_abandoned_tables_say_so_and_replay(tmp_path: Path) -> None:
+    """A table played a little and then left, and one nobody took every seat of: closed as
+    abandoned, their records say so and replay as far as they went."""
+    server = ServerProcess(db=tmp_path / "croupier.db", extra=(
+        "--fill-interval", "0.05", "--abandon-waiting-after", "1")).start()
+    client = Client(server.address)
+    try:
+        played = client.seated_table()
+        rng = random.Random(2)
+        for _ in range(4):
+            client.step(played, rng)
+        for token in client.tokens.values():
+            client.stub.LeaveTable(pb.LeaveTableRequest(table_id=played),
+                                   metadata=bearer(token), timeout=10)
+        never = client.create(game="dos", players=2).table_id
+        deadline = time.monotonic() + 30
+        while any(client.view(t).table.status != pb.TABLE_STATUS_ABANDONED
+                  for t in (played, never)):
+            assert time.monotonic() < deadline, "the tables were not closed"
+            time.sleep(0.05)
+        rec, empty = _export(client, played), _export(client, never)
+    finally:
+        client.close()
+        server.stop()
+    assert rec.end_reason == empty.end_reason == pb.END_REASON_ABANDONED
+    assert len(rec.moves) == 4 and rec.initial_state and rec.seed and not rec.result.finished
+    assert not empty.initial_state and not empty.seed and not empty.moves
+    paths = [tmp_path / "played.json", tmp_path / "never.json"]
+    for r, path in zip((rec, empty), paths, strict=True):
+        records.save(r, path)
+        assert records.replay(records.load(path)) == r.result
+    done = _replay_cli(*paths)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("(closed as abandoned)") == 2
+    for bad in (_tampered(rec, "seat"), _tampered(rec, "seed")):
+        with pytest.raises(records.ReplayError):
+            records.replay(bad)
+    scored = pb.GameRecord()
+    scored.CopyFrom(empty)
+    scored.result.totals[0] = 5
+    with pytest.raises(records.ReplayError, match="altered"):
+        records.replay(scored)

@@ -314,7 +314,9 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
             client.move(tid, seat, rng.choice(mine.legal_moves), mine.version)
             moves += 1
         version = client.view(tid).version
-        decoded = {v: game.decode(b) for v, b in stored_event_states(server.db, tid).items()}
+        # events before the last seat was taken carry no state: nothing was dealt
+        decoded = {v: game.decode(b) for v, b in stored_event_states(server.db, tid).items()
+                   if b}
         seen: dict[int | None, dict[int, pb.TableEvent]] = {}
         for observer in [None, *range(table.players)]:
             md = bearer(tokens[observer]) if observer is not None else None
@@ -333,7 +335,9 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
             assert sorted(events) == list(range(1, version + 1))
             for v, event in events.items():
                 observer = holder if holder is None or v >= joined[holder] else None
-                assert getattr(event.view.view, field) == game.view(decoded[v], observer), (
+                want = game.view(decoded[v], observer) if v in decoded else undealt_view(
+                    name, observer)
+                assert getattr(event.view.view, field) == want, (
                     f"{name}: event {v} to seat {holder} is not the view it may see")
                 if event.kind == pb.EVENT_KIND_MOVE:
                     move = game.parse_move(seen[event.seat][v].move)  # the mover sees it all
@@ -373,10 +377,18 @@ def test_streams_errors_and_logs_keep_secrets(server: ServerProcess, name: str) 
                   if line.get("table") == tid and line.get("method") == "SubmitMove"
                   and line.get("code") != "OK"]
         assert len(failed) == len(refusals)
-        deck = set(_cards(sec, game.encode(decoded[1]), None))
+        deck = set(_cards(sec, game.encode(decoded[min(decoded)]), None))
         assert not [e for e in failed if set(card_tokens(name, e)) & deck], failed
     finally:
         client.close()
+
+
+def undealt_view(name: str, observer: int | None) -> Message:
+    """What a view of a table not dealt yet holds: the game's view message, empty but for
+    the seat."""
+    view = getattr(pb.GameView(), GAMES[name].info.view_field)
+    view.seat = -1 if observer is None else observer
+    return view
 
 
 def _forbidden_moves(name: str, game: Game, data: bytes, seat: int, legal: list[str],
@@ -452,3 +464,94 @@ def test_a_fixed_deck_shows_only_its_digest_until_the_record(
     assert len(tables) > 2 * players and all(t.options["deck"] == digest for t in tables)
     assert all(deck not in str(m) for m in shown)
     assert record.options["deck"] == deck
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_hopping_the_seats_of_a_waiting_table_shows_no_card(
+    server: ServerProcess, name: str
+) -> None:
+    """One client (no key needed) takes each free seat of a waiting table in turn, reads its
+    view and its stream from the start, and gives the seat back: it learns no card of the
+    deal the table gets once full, in any view or event."""
+    game, sec = GAMES[name], SECRETS[name]
+    field = game.info.view_field
+    players = SETUPS[name][0].players
+    hopper, filler = Client(server.address), Client(server.address)
+    seen: list[Message] = []  # everything the hopper was sent before the table filled
+    try:
+        table = hopper.create(game=name, players=players)
+        tid = table.table_id
+        seen.append(table)
+        for _ in range(2):  # twice round the table: events of earlier hops are replayed too
+            for seat in range(players):
+                reply = hopper.stub.JoinTable(
+                    pb.JoinTableRequest(table_id=tid, seat=seat, name="hopper"), timeout=10)
+                seen.append(reply)
+                md = bearer(reply.token)
+                view = hopper.stub.GetView(pb.GetViewRequest(table_id=tid), metadata=md,
+                                           timeout=10)
+                seen.append(view)
+                stream = hopper.stub.StreamTable(
+                    pb.StreamTableRequest(table_id=tid, from_version=0), metadata=md, timeout=30)
+                for event in stream:
+                    seen.append(event)
+                    if event.version >= view.version:
+                        stream.cancel()
+                        break
+                seen.append(hopper.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid),
+                                                   metadata=md, timeout=10))
+        seen.append(hopper.view(tid))  # and as a spectator
+        for seat in range(players):
+            filler.join(tid, name=f"p{seat}", seat=seat)
+        _, data = stored_table(server.db, tid)
+        mine = [filler.view(tid, seat) for seat in range(players)]
+    finally:
+        hopper.close()
+        filler.close()
+    # the deal: every card in a hidden place of the state, and every card a view shows now
+    deal = set(_cards(sec, data, None))
+    for view in mine:
+        deal |= set(view_cards(sec, getattr(view.view, field)))
+    hands = [_get(sec.state.FromString(data), "hands", seat) for seat in range(players)]
+    assert deal and all(hands), f"{name}: the full table has no deal"
+    views = [m.view for m in seen if isinstance(m, pb.TableView)]
+    views += [m.view.view for m in seen if isinstance(m, pb.TableEvent)]
+    assert len(views) > 4 * players
+    for view in views:
+        shown = set(view_cards(sec, getattr(view, field))) & deal
+        assert not shown, f"{name}: a seat of the waiting table was shown {sorted(shown)}"
+    for message in seen:  # nor anywhere else in a reply, spelt as the hand is
+        text = str(message)
+        assert not [h for h in hands if len(h) >= 6 and h in text], (name, text)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_fixed_deck_deals_the_same_hands_however_the_seats_were_taken(
+    server: ServerProcess, name: str
+) -> None:
+    """Duplicate play (tournaments): tables given the same `deck` (and dealer) options get the
+    same hands, whether their seats were taken at once or after clients came and went, and
+    they are the hands the engine deals from those options."""
+    game, sec = GAMES[name], SECRETS[name]
+    players = SETUPS[name][0].players
+    options = deal_options(name, players, {}, "duplicate", 1)
+    engine = game.encode(game.new_game(players, options, "any seed"))
+    want = [_get(sec.state.FromString(engine), "hands", s) for s in range(players)]
+    client = Client(server.address)
+    try:
+        for hops in (0, 2):
+            tid = client.create(game=name, players=players, options=options).table_id
+            for _ in range(hops):
+                for seat in range(players):
+                    client.join(tid, name="comes and goes", seat=seat)
+                    client.stub.LeaveTable(pb.LeaveTableRequest(table_id=tid),
+                                           metadata=bearer(client.tokens[seat]), timeout=10)
+            for seat in range(players):
+                client.join(tid, name=f"p{seat}", seat=seat)
+            _, data = stored_table(server.db, tid)
+            got = [_get(sec.state.FromString(data), "hands", s) for s in range(players)]
+            assert got == want, f"{name}: the deal differs after {hops} rounds of hops"
+    finally:
+        client.close()

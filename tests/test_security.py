@@ -60,8 +60,12 @@ def test_private_tables_refuse_spectators(server: ServerProcess, client: Client)
     for call in (lambda: client.view(tid), lambda: next(iter(client.stream(tid)))):
         code, msg = rpc_code(call)
         assert code == C.PERMISSION_DENIED and "private" in msg
-    assert client.view(tid, 0).view.dou_dizhu.hand  # the seat holder sees its seat
+    mine = client.view(tid, 0)  # the seat holder is let in: nothing is dealt yet
+    assert mine.seat == 0 and not mine.view.dou_dizhu.hand
     assert next(iter(client.stream(tid, seat=0))).version == 1
+    client.join(tid, name="bob")
+    client.join(tid, name="cy")
+    assert client.view(tid, 0).view.dou_dizhu.hand  # the seat holder sees its seat
     options.update({"private": "yes"})
     code, msg = rpc_code(client.create, options=options)
     assert code == C.INVALID_ARGUMENT and "private" in msg

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
+from croupier.v1 import dou_dizhu_pb2 as pb_dou_dizhu
 from google.protobuf import struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -72,8 +73,11 @@ def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
     assert client.join(tid, name="ann") == 0
     mine = client.view(tid, 0)
     assert mine.seat == 0 and mine.version == 2 and mine.HasField("seat")
-    state = GAME.decode(stored_table(server.db, tid)[1])
-    assert mine.view.dou_dizhu.hand == GAME.view(state, 0).hand != ""
+    # nothing is dealt before every seat is taken: nothing stored, no card to show
+    assert stored_table(server.db, tid)[1] == b""
+    assert mine.view.WhichOneof("game") == "dou_dizhu"
+    assert mine.view.dou_dizhu == pb_dou_dizhu.DouDizhuView(seat=0)
+    assert list(mine.result.totals) == [0, 0, 0] and not mine.result.finished
     assert not mine.to_act and not mine.legal_moves  # seats still empty: nobody acts
     public = client.view(tid)
     assert not public.HasField("seat") and public.view.dou_dizhu.hand == ""
@@ -101,6 +105,8 @@ def test_create_join_view_list(server: ServerProcess, client: Client) -> None:
     table = client.view(tid).table
     assert table.status == pb.TABLE_STATUS_PLAYING and [s.name for s in table.seats] == [
         "ann", "bot", "bob"]
+    state = GAME.decode(stored_table(server.db, tid)[1])  # dealt with the last seat
+    assert client.view(tid, 0).view.dou_dizhu.hand == GAME.view(state, 0).hand != ""
     assert table.seats[1].is_bot and not table.seats[0].is_bot
     playing = client.stub.ListTables(pb.ListTablesRequest(status=pb.TABLE_STATUS_PLAYING))
     assert tid in {t.table_id for t in playing.tables}
@@ -295,13 +301,20 @@ def test_views_and_streams_show_each_seat_only_its_own_cards(
     last = max(states)
     public = list(_take(client.stream(tid, 0), last))
     joined = {e.seat: e.version for e in public if e.kind == pb.EVENT_KIND_JOINED}
+    # the deal is made with the last seat: the events before it carry no state at all
+    dealt = max(joined.values())
+    assert [v for v in sorted(states) if not states[v]] == list(range(1, dealt))
     for seat in (0, 1, 2, None):
         events = list(_take(client.stream(tid, 0, seat), last))
         assert [e.version for e in events] == list(range(1, last + 1))
         for e in events:
             # a seat's view from its joining on; before it, what a spectator sees
             observer = seat if seat is None or e.version >= joined[seat] else None
-            assert e.view.view.dou_dizhu == GAME.view(GAME.decode(states[e.version]), observer)
+            if e.version < dealt:  # nothing dealt: the view is empty but for the seat
+                want = pb_dou_dizhu.DouDizhuView(seat=-1 if observer is None else observer)
+            else:
+                want = GAME.view(GAME.decode(states[e.version]), observer)
+            assert e.view.view.dou_dizhu == want
             assert e.view.version == e.version
 
 

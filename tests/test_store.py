@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import closing
@@ -929,10 +930,20 @@ def test_redis_finished_tables_expire(redis_url: str) -> None:
         assert 0 < await conn.ttl(store._stream_key("t1")) <= 1
         assert await conn.ttl(store._record_key("t2")) == -1  # still playing: kept
         assert [r.table_id for r in await store.list(TableFilter(status=Status.FINISHED))] == ["t1"]
+        # a table closed as abandoned expires alike, and leaves the abandonment round's index
+        await _seed(store, "t3")
+        assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is not None
+        closed = record("t3", version=2, status=Status.ABANDONED)
+        end = event("t3", 2, EventKind.END, status=Status.ABANDONED, abandoned=True)
+        await store.commit(closed, [end], 1)
+        assert 0 < await conn.ttl(store._record_key("t3")) <= 1
+        assert 0 < await conn.ttl(store._stream_key("t3")) <= 1
+        assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is None
         await asyncio.sleep(1.2)
         assert await store.get("t1") is None
         assert await store.events_after("t1", 0) == []
         assert [r.table_id for r in await store.list(TableFilter())] == ["t2"]
+        assert await store.get("t3") is None
         # the listing dropped the expired id from every index
         for key in (
             store._idx_created,
@@ -998,3 +1009,100 @@ def test_redis_unreachable_is_store_unavailable() -> None:
         await store.close()
 
     run(go())
+
+
+def test_presence_raises_seen_at_without_a_version_and_holds_off_closing(
+    make_store: Callable[[], Store],
+) -> None:
+    """touch raises seen_at (never lowers it, never makes a version or an event); commits keep
+    the later seen_at; a commit that requires nobody seen since a time is refused when
+    someone was; watched open tables list by how long nobody was seen."""
+
+    async def go() -> None:
+        store = make_store()
+        people = (Seat(occupied=True, name="ann"), Seat())
+        rec = record("t1", seats=people, seen_at=100.0)
+        await store.create(rec, [event("t1", 1, EventKind.CREATED)])
+        bots = record("b1", seats=(Seat(kind=SeatKind.BOT), Seat(is_bot=True, occupied=True)),
+                      seen_at=0.0)
+        await store.create(bots, [event("b1", 1, EventKind.CREATED)])
+
+        async def idle(before: float, **kw: Any) -> list[str]:
+            flt = TableFilter(idle_before=before, **kw)
+            return [r.table_id for r in await store.list(flt)]
+
+        assert await idle(1000.0) == ["t1"]  # the bots' table is never watched
+        assert await idle(1000.0, status=Status.WAITING) == ["t1"]
+        assert await idle(1000.0, status=Status.PLAYING) == []
+        assert await idle(100.0) == []  # seen at 100: not before it
+        await store.touch("t1", 50.0)  # never lowered
+        assert (await store.get("t1")).seen_at == 100.0  # type: ignore[union-attr]
+        await store.touch("t1", 200.0)
+        got = await store.get("t1")
+        assert got is not None and got.seen_at == 200.0 and got.version == 1
+        assert len(await store.events_after("t1", 0)) == 1
+        assert await idle(150.0) == [] and await idle(250.0) == ["t1"]
+        # a writer that read the record before the touch does not take the presence back
+        await store.commit(rec.with_(version=2, status=Status.PLAYING,
+                                     seats=(Seat(occupied=True), Seat(occupied=True))),
+                           [event("t1", 2)], 1)
+        got = await store.get("t1")
+        assert got is not None and got.seen_at == 200.0 and got.status == Status.PLAYING
+        assert await idle(250.0, status=Status.PLAYING) == ["t1"]
+        assert await idle(250.0, status=Status.WAITING) == []
+        # closing needs nobody seen since the cutoff: seen at 200, a cutoff of 150 is refused
+        closing = got.with_(version=3, status=Status.ABANDONED)
+        end = event("t1", 3, EventKind.END, status=Status.ABANDONED, abandoned=True)
+        with pytest.raises(VersionConflict):
+            await store.commit(closing, [end], 2, idle_before=150.0)
+        assert (await store.get("t1")).version == 2  # type: ignore[union-attr]
+        await store.commit(closing, [end], 2, idle_before=250.0)
+        got = await store.get("t1")
+        assert got is not None and got.status == Status.ABANDONED and got.version == 3
+        assert (await store.events_after("t1", 2))[0] == end  # the flag survives the trip
+        # a closed table takes no presence and is watched no more
+        await store.touch("t1", 900.0)
+        assert (await store.get("t1")).seen_at == 200.0  # type: ignore[union-attr]
+        assert await idle(1000.0) == []
+        await store.touch("missing", 900.0)  # nothing there: nothing happens
+        # the lobby leaves closed-as-abandoned tables out when asked to
+        ids = [r.table_id for r in await store.list(TableFilter(hide_abandoned=True))]
+        assert ids == ["b1"]
+        ids = [r.table_id for r in await store.list(TableFilter(status=Status.ABANDONED))]
+        assert ids == ["t1"]
+        await store.close()
+
+    run(go())
+
+
+def test_sqlite_adds_the_presence_columns_to_an_older_file(tmp_path: Path) -> None:
+    """A file from before tables had a seed, a last-seen time and a watched flag opens with
+    those columns added: its open tables count as seen at the upgrade, and are watched."""
+    path = tmp_path / "old.sqlite"
+
+    async def seed() -> None:
+        store = SQLiteStore(path)
+        await store.create(record("w", seats=(Seat(),)), [event("w", 1)])
+        await store.create(record("f", seats=(Seat(),), status=Status.FINISHED), [event("f", 1)])
+        await store.close()
+
+    run(seed())
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("DROP INDEX tables_idle")
+        for column in ("seed", "seen_at", "watched"):
+            conn.execute(f"ALTER TABLE tables DROP COLUMN {column}")
+        conn.commit()
+    before = time.time()
+
+    async def reopen() -> None:
+        store = SQLiteStore(path)
+        waiting, finished = await store.get("w"), await store.get("f")
+        assert waiting is not None and finished is not None
+        assert waiting.seen_at >= before and finished.seen_at == 0.0
+        assert waiting.seed == ""
+        assert [r.table_id for r in await store.list(TableFilter(idle_before=before))] == []
+        later = TableFilter(idle_before=time.time() + 1)
+        assert [r.table_id for r in await store.list(later)] == ["w"]
+        await store.close()
+
+    run(reopen())

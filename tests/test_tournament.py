@@ -299,3 +299,43 @@ def test_the_tournament_is_a_client_only() -> None:
     code = ("import sys, bots.tournament.cli; "
             "sys.exit(any(m == 'service' or m.startswith('service.') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
+
+
+# --- progress -----------------------------------------------------------------------------
+
+def test_progress_bar_counts_pieces_with_labelled_times() -> None:
+    """The bar of `croupier tournament` and `croupier arena`: what it counts in words, the
+    time elapsed and an ETA as soon as the first table (not the first whole deal) is done."""
+    import io
+
+    from rich.console import Console
+
+    from bots.progress import progress_bar
+
+    now = [100.0]
+    bar = progress_bar("tables", Console(file=io.StringIO()), clock=lambda: now[0])
+    task = bar.add_task("dou_dizhu a,b", total=12, completed=2, before=2, detail="· 0 moves")
+
+    def shown() -> str:
+        out = Console(file=io.StringIO(), width=200)
+        out.print(bar.make_tasks_table(bar.tasks))
+        return out.file.getvalue()  # type: ignore[attr-defined]
+
+    bar.start_task(task)
+    assert "2/12 tables · 0 moves elapsed 0:00:00 ETA -:--:--" in shown()
+    now[0] += 30
+    bar.update(task, advance=1, detail="· 57 moves")
+    # 1 table in 30 s (the 2 of an earlier run do not count), 9 to go
+    assert "3/12 tables · 57 moves elapsed 0:00:30 ETA 0:04:30" in shown()
+
+
+def test_tournament_progress_counts_tables_and_moves(stack: Server, tmp_path: Path) -> None:
+    argv = [a for a in _tournament(stack, tmp_path / "p", deals=1) if a != "--no-progress"]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=240,
+                          env=child_env(COLUMNS="200"))
+    assert done.returncode == 0, done.stderr
+    tables = len(seatings(["random", "heuristic"], 3))
+    # stderr is not a terminal: the bar is printed once, as it ends
+    last = [line for line in done.stderr.splitlines() if "tables" in line][-1]
+    assert f"{tables}/{tables} tables" in last and " moves · 1/1 deals" in last, last
+    assert "elapsed" in last and "ETA 0:00:00" in last, last

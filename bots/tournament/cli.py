@@ -6,24 +6,16 @@ import argparse
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import grpc
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.levels import LEVELS
+from bots.progress import progress_bar
 from bots.tournament import report
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
@@ -96,22 +88,32 @@ def _result_name(shard: tuple[int, int]) -> str:
 
 async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultFile,
                 shard: tuple[int, int]) -> int:
+    """Plays the shard's matches not played yet; returns how many deals it completed."""
     done = results.done_keys()
-    matches = [m for m in plan(meta["entrants"], meta["players"], meta["deals"], shard)
-               if m.key not in done]
-    all_deals = {m.deal for m in plan(meta["entrants"], meta["players"], meta["deals"], shard)}
+    everything = plan(meta["entrants"], meta["players"], meta["deals"], shard)
+    matches = [m for m in everything if m.key not in done]
+    all_deals = {m.deal for m in everything}
     left = deals_left(matches)
     records_dir = args.out / "records"
     records_dir.mkdir(exist_ok=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("deals"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
-    started = time.monotonic()
     console = Console(stderr=True)
-    with Progress(*columns, console=console, disable=args.no_progress) as bar:
+    finished_now = 0
+    moves = 0
+    with progress_bar("tables", console, disable=args.no_progress) as bar:
+        # tables, not deals: a deal is done with its last seating, so a short run would show
+        # 0 deals and no ETA until near its end; the moves show the first table moving
         task = bar.add_task(f"{meta['game']} {','.join(meta['entrants'])}",
-                            total=len(all_deals), completed=len(all_deals) - len(left), rate="")
-        finished_now = 0
+                            total=len(everything), completed=len(everything) - len(matches),
+                            before=len(everything) - len(matches), detail="")
+
+        def show() -> None:
+            deals = len(all_deals) - len(left)
+            bar.update(task, detail=f"· {moves} moves · {deals}/{len(all_deals)} deals")
+
+        def on_move() -> None:
+            nonlocal moves
+            moves += 1
+            show()
 
         def on_done(match: Any) -> None:
             nonlocal finished_now
@@ -119,13 +121,14 @@ async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultF
             if left[match.deal] == 0:
                 del left[match.deal]
                 finished_now += 1
-                per_minute = finished_now * 60 / max(time.monotonic() - started, 1e-9)
-                bar.update(task, advance=1, rate=f"{per_minute:.1f}/min")
+            bar.update(task, advance=1)
+            show()
 
+        show()
         async with open_channel(args.server, args.tls_ca, args.tls_cert, args.tls_key,
                                 args.api_key) as channel:
             runner = Runner(pb_grpc.CroupierStub(channel), results, meta, records_dir,
-                            args.parallel, on_done)
+                            args.parallel, on_done, on_move)
             await runner.run(matches)
     return finished_now
 

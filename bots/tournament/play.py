@@ -56,13 +56,15 @@ async def _retrying(call: Callable[[], Any], attempts: int = 8) -> Any:
 class Runner:
     def __init__(self, stub: pb_grpc.CroupierStub, results: ResultFile, meta: dict[str, Any],
                  records_dir: Path, parallel: int = 4,
-                 on_done: Callable[[Match], None] = lambda m: None) -> None:
+                 on_done: Callable[[Match], None] = lambda m: None,
+                 on_move: Callable[[], None] = lambda: None) -> None:
         self.stub = stub
         self.results = results
         self.meta = meta
         self.records_dir = records_dir
         self.parallel = max(1, parallel)
         self.on_done = on_done
+        self.on_move = on_move  # every move seen on a followed table (progress)
 
     def _request(self, match: Match) -> pb.CreateTableRequest:
         m = self.meta
@@ -133,6 +135,8 @@ class Runner:
                 async for event in stream:
                     last = event.version
                     failures, delay = 0, 0.2
+                    if event.kind == pb.EVENT_KIND_MOVE:
+                        self.on_move()
                     if event.kind == pb.EVENT_KIND_END:
                         return event
             except grpc.aio.AioRpcError as e:

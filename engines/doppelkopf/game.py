@@ -602,8 +602,8 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         if phase == PLAYING:
             if seat == state.turn:
                 cards = _card_moves(_playable(state, seat))
-                if state.closed:
-                    return cards
+                if state.closed or (state.waived >> seat) & 1:
+                    return cards  # a pass holds until the trick ends, its own turn included
                 rng = _ann_range(state, seat)
                 if rng is None:
                     return cards
@@ -843,7 +843,7 @@ def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
 
 
 def _announce(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
-    if seat not in state.acting:
+    if seat not in state.acting or (state.waived >> seat) & 1:
         raise IllegalMove(_why_no_announcement(state, seat, move))
     if move.kind == PASS:
         if seat == state.turn:
@@ -870,6 +870,8 @@ def _why_no_announcement(state: DoppelkopfState, seat: int, move: Move) -> str:
         return "in duel mode computers make no announcements"
     if state.contract == MARRIAGE_GAME and state.clarified < 0:
         return "no announcements before the marriage is settled (the clarifying trick)"
+    if (state.waived >> seat) & 1:
+        return "you passed: no announcement from you until this trick ends"
     if move.kind == PASS:
         return "you have nothing to decline: pass only when asked out of turn"
     party = (state.re_mask >> seat) & 1

@@ -65,6 +65,15 @@ def _against(points: int, tricks: int, opp_level: int) -> int:
     return n
 
 
+def _held_items(points: int, tricks: int) -> list[str]:
+    """The levels a party was held under: 'under 90', 'under 60', 'under 30', 'without a
+    trick' (schwarz is about tricks: a trick worth nothing still counts)."""
+    held = [f"under {limit}" for limit in _UNDER if points < limit]
+    if tricks == 0:
+        held.append("without a trick")
+    return held
+
+
 def outcome(re_points: int, re_tricks: int, kontra_tricks: int, re_level: int,
             kontra_level: int, specials: tuple[tuple[str, int], ...] = (),
             against_the_old: bool = False) -> Outcome:
@@ -101,12 +110,17 @@ def outcome(re_points: int, re_tricks: int, kontra_tricks: int, re_level: int,
             items.append(f"reached against announcement x{n}")
         value = base if won == RE else -base
     else:
+        # DDV 7.1.4 with 7.2.2/7.2.3: neither "won" nor the announcements count; each party
+        # counts what it achieved against the other, and the balance goes to the party ahead
         items.append("nobody won")
         for party in (RE, KONTRA):
+            name, other = ("re", "kontra") if party == RE else ("kontra", "re")
+            held = _held_items(points[1 - party], tricks[1 - party])
+            items.extend(f"{name} held {other} {what}" for what in held)
             n = _against(points[party], tricks[party], levels[1 - party])
             if n:
-                value += n if party == RE else -n
-                items.append(f"{'re' if party else 'kontra'} reached against announcement x{n}")
+                items.append(f"{name} reached against announcement x{n}")
+            value += (len(held) + n) if party == RE else -(len(held) + n)
     if against_the_old and won == KONTRA:
         value -= 1
         items.append("against the club queens")

@@ -34,6 +34,11 @@ def signed(n: int) -> str:
     return f"{n:+d}"
 
 
+def plural(n: int, word: str, words: str = "") -> str:
+    """'1 card', '3 cards', '2 tricks': a count with its noun agreeing."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def generic_lines(message: Message) -> list[str]:
     """A readable dump of any game's view message, for games without a dedicated layout."""
     lines = []
@@ -52,6 +57,11 @@ V = TypeVar("V", bound=Message)
 
 class Renderer(Generic[V]):
     """How one game's view reads in a terminal. The defaults dump the message generically."""
+
+    # Whether a bare number may be a move of the game (Dou Dizhu's single 5, Dobro's 5): then a
+    # typed number is always notation, and list entries are picked with '#N' only. Games
+    # without such moves set it False, so a bare number picks from the list as '#N' does.
+    numbers_are_moves = True
 
     def public(self, view: V, table: croupier_pb2.Table, me: int | None) -> list[str]:
         """What every seat knows: deal, phase, scores, cards left..."""
@@ -74,6 +84,30 @@ class Renderer(Generic[V]):
     def deal_over(self, view: V, table: croupier_pb2.Table, me: int | None) -> list[str]:
         """Lines about the deal just finished, before its scores."""
         return []
+
+    def label(self, view: V, move: str) -> str:
+        """A move as the screen shows it: cards written as the hand writes them. Typing the
+        label or the notation plays the move alike."""
+        return move
+
+    def typed(self, text: str) -> str:
+        """What the person typed, in the game's notation (suit symbols back to letters)."""
+        return text
+
+    def order(self, view: V, moves: list[str]) -> list[str]:
+        """The legal moves in the order the list shows them (cards as the hand holds them)."""
+        return moves
+
+    def optional(self, view: V, moves: list[str]) -> list[str]:
+        """Among the moves of the seat whose turn it is, those it may make but need not
+        (announcements, calls): offered beside the list, never asked for. The moves of a seat
+        the table does not wait for are all optional, whatever this says."""
+        return []
+
+    def also(self, view: V, table: croupier_pb2.Table, me: int, moves: list[str]) -> str:
+        """The line offering the optional moves, which may be typed at any time."""
+        shown = ", ".join(self.label(view, m) for m in moves)
+        return f"Also: {shown} — type {'it' if len(moves) == 1 else 'any of them'} any time."
 
 
 GENERIC: Renderer[Any] = Renderer()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2, dobro_pb2
 
-from service.render import Renderer, seat_label
+from service.render import Renderer, plural, seat_label
 
 PLAY = dobro_pb2.DOBRO_STAGE_PLAY
 DRAW = dobro_pb2.DOBRO_STAGE_DRAW
@@ -37,7 +37,7 @@ class DobroRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.stage == OVER:
-            lines.append(f"match over after {len(view.history)} round(s)")
+            lines.append(f"match over after {plural(len(view.history), 'round')}")
         else:
             way = "seat order" if view.direction > 0 else "reverse seat order"
             lines.append(
@@ -74,7 +74,7 @@ class DobroRenderer(Renderer[View]):
         parts = [view.announcement] if view.announcement else []
         parts.append("hands " + "/".join(str(n) for n in view.hand_sizes))
         if view.auction:
-            parts.append(f"value {view.value}, {_count(view.auction_cards)} card(s) in play")
+            parts.append(f"value {view.value}, {plural(_count(view.auction_cards), 'card')} in play")
         elif view.stage != OVER:
             parts.append(f"{seat_label(table, view.turn)} opens")
         parts.append(f"pile {view.draw_pile}")
@@ -82,14 +82,12 @@ class DobroRenderer(Renderer[View]):
 
     def turn(self, view: View, table: Table, me: int) -> list[tuple[str, str | None]]:
         lines: list[tuple[str, str | None]] = []
-        if me != view.turn and view.forgetters:
-            lines.append(("Not your turn, but you may call a forgetting.", "bold yellow"))
-        elif view.stage == PLAY:
+        if view.stage == PLAY:
             if view.auction:
                 lines.append((
-                    f"Value in play: {view.value} ({_count(view.auction_cards)} card(s) to take if "
-                    f"you pass). Play {view.value} or more (equal doubles it), a special card, "
-                    "or pass.", "bold yellow",
+                    f"Value in play: {view.value} ({plural(_count(view.auction_cards), 'card')} "
+                    f"to take if you pass). Play {view.value} or more (equal doubles it), a "
+                    "special card, or pass.", "bold yellow",
                 ))
             else:
                 lines.append(("You open the auction: play a card or a pair.", "bold yellow"))
@@ -97,8 +95,20 @@ class DobroRenderer(Renderer[View]):
             lines.append(("Draw to refill your hand, then end your turn.", "bold yellow"))
         elif view.stage == END_TURN:
             lines.append(("End your turn.", "bold yellow"))
-        lines.append((f"Your hand ({_count(view.hand)} cards): {view.hand}", "bold green"))
+        lines.append((f"Your hand ({plural(_count(view.hand), 'card')}): {view.hand}",
+                      "bold green"))
         return lines
+
+    def optional(self, view: View, moves: list[str]) -> list[str]:
+        return [m for m in moves if m.startswith("call ")]
+
+    def also(self, view: View, table: Table, me: int, moves: list[str]) -> str:
+        calls = [m for m in moves if m.startswith("call ")]
+        if not calls:
+            return super().also(view, table, me, moves)
+        who = ", ".join(seat_label(table, int(m.split()[1]), me) for m in calls)
+        return (f"Also: {', '.join(moves)} — {who} forgot to draw: calling it gives them the "
+                f"Oubli card (+1 point). Type {'it' if len(moves) == 1 else 'one'} any time.")
 
     def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
         if not view.history:
@@ -107,7 +117,8 @@ class DobroRenderer(Renderer[View]):
         lines = [f"  {seat_label(table, last.ender, me)} played its last card"]
         for s, (n, p) in enumerate(zip(last.collected, last.points, strict=False)):
             oubli = " (with the Oubli card)" if s == last.oubli else ""
-            lines.append(f"  {seat_label(table, s, me)}: {n} card(s) collected, {p} point(s){oubli}")
+            lines.append(f"  {seat_label(table, s, me)}: {plural(n, 'card')} collected, "
+                         f"{plural(p, 'point')}{oubli}")
         return lines
 
 

@@ -3,9 +3,11 @@ announcements, card points and session scores."""
 
 from __future__ import annotations
 
+import re
+
 from croupier.v1 import croupier_pb2, doppelkopf_pb2
 
-from service.render import Renderer, seat_label, signed
+from service.render import Renderer, plural, seat_label, signed
 
 RESERVATIONS = doppelkopf_pb2.DOPPELKOPF_PHASE_RESERVATIONS
 DECLARATION = doppelkopf_pb2.DOPPELKOPF_PHASE_DECLARATION
@@ -20,6 +22,10 @@ CONTRACTS = (
 )
 LEVELS = ("", "re/kontra", "no 90", "no 60", "no 30", "schwarz")
 SUITS = {"c": "♣", "s": "♠", "h": "♥", "d": "♦"}
+LETTERS = {v: k for k, v in SUITS.items()}
+CARD = re.compile(r"[9TJQKA][cshd]")
+# the moves of the card play a seat may make but need not: announcements and declining them
+OPTIONAL = re.compile(r"(?:re|kontra)(?: no (?:90|60|30)| schwarz)?|pass")
 
 View = doppelkopf_pb2.DoppelkopfView
 Table = croupier_pb2.Table
@@ -34,6 +40,14 @@ def pretty(cards: str) -> str:
     return " ".join(out)
 
 
+def hand_order(hand: str, moves: list[str]) -> list[str]:
+    """Card moves in the order of the hand (the engine sorts it trumps first, as a player
+    holds it), then the other moves as listed."""
+    place = {card: i for i, card in reversed(list(enumerate(hand.split())))}
+    cards = sorted((m for m in moves if m in place), key=place.__getitem__)
+    return cards + [m for m in moves if m not in place]
+
+
 def contract_text(view: View, table: Table, me: int | None) -> str:
     name = CONTRACTS[view.contract] if 0 <= view.contract < len(CONTRACTS) else "?"
     if view.declarer >= 0:
@@ -46,7 +60,7 @@ class DoppelkopfRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:
-            lines.append(f"session over after {len(view.history)} deal(s)")
+            lines.append(f"session over after {plural(len(view.history), 'deal')}")
         else:
             deal = f"deal {view.deal_number + 1} of {view.deals}"
             if view.target_points:
@@ -110,16 +124,40 @@ class DoppelkopfRenderer(Renderer[View]):
         elif view.phase == DECLARATION:
             lines.append(("Name your reservation: a solo, or marriage.", "bold yellow"))
         elif view.phase == PLAYING:
-            if view.turn != me:
-                lines.append(("You may announce now, or pass until the trick ends.", "bold yellow"))
-            elif view.trick.cards:
+            if view.trick.cards:
                 follow = f" — follow {view.to_follow}" if view.to_follow else ""
                 lines.append((f"On the table: {pretty(view.trick.cards)}{follow}", "bold yellow"))
             else:
                 lines.append(("You lead: play any card.", "bold yellow"))
-        count = len(view.hand.split())
-        lines.append((f"Your hand ({count} cards): {pretty(view.hand)}", "bold green"))
+        count = plural(len(view.hand.split()), "card")
+        lines.append((f"Your hand ({count}): {pretty(view.hand)}", "bold green"))
         return lines
+
+    numbers_are_moves = False
+
+    def label(self, view: View, move: str) -> str:
+        return pretty(move) if CARD.fullmatch(move) else move
+
+    def typed(self, text: str) -> str:
+        return "".join(LETTERS.get(ch, ch) for ch in text)  # '10♠' is '10s', which is 'Ts'
+
+    def order(self, view: View, moves: list[str]) -> list[str]:
+        return hand_order(view.hand, moves)
+
+    def optional(self, view: View, moves: list[str]) -> list[str]:
+        if view.phase != PLAYING:
+            return []
+        return [m for m in moves if OPTIONAL.fullmatch(m)]
+
+    def also(self, view: View, table: Table, me: int, moves: list[str]) -> str:
+        # 're, re no 90, re no 60, re no 30, re schwarz' reads as 're … re schwarz'
+        levels = [m for m in moves if m != "pass"]
+        shown = [levels[0], "…", levels[-1]] if len(levels) > 2 else levels
+        if "pass" in moves:
+            shown.append("pass")
+        text = ", ".join(shown).replace(", …,", " …")
+        why = " ('pass': none until the trick ends)" if "pass" in moves else ""
+        return f"Also: {text} — type {'it' if len(moves) == 1 else 'one'} any time{why}."
 
     def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
         if not view.history:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2, dos_pb2
 
-from service.render import Renderer, seat_label
+from service.render import Renderer, plural, seat_label
 
 PLAYING = dos_pb2.DOS_PHASE_PLAYING
+OPTIONAL = ("dos", "catch")  # a late Dos call and a catch: any seat may, none must
 OVER = dos_pb2.DOS_PHASE_OVER
 
 View = dos_pb2.DosView
@@ -30,7 +31,7 @@ class DosRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:
-            lines.append(f"match over after {len(view.history)} round(s)")
+            lines.append(f"match over after {plural(len(view.history), 'round')}")
         else:
             lines.append(f"round {view.round + 1}, first to {view.target} points wins")
             who = seat_label(table, view.current, me)
@@ -63,27 +64,34 @@ class DosRenderer(Renderer[View]):
 
     def turn(self, view: View, table: Table, me: int) -> list[tuple[str, str | None]]:
         lines: list[tuple[str, str | None]] = []
-        if view.dos_window >= 0:
-            if view.dos_window == me:
-                lines.append(("You ended with two cards without calling Dos: 'dos' calls it "
-                              "now, before anyone catches you.", "bold red"))
-            else:
-                who = seat_label(table, view.dos_window, me)
-                lines.append((f"{who} forgot to call Dos: 'catch' makes them draw two.",
-                              "bold yellow"))
         if view.current == me:
             if view.bonus_owed:
-                lines.append((f"Colour bonus: add {view.bonus_owed} card(s) from your hand to "
-                              "the row ('add CARD').", "bold yellow"))
+                lines.append((f"Colour bonus: add {plural(view.bonus_owed, 'card')} from your "
+                              "hand to the row ('add CARD').", "bold yellow"))
             elif view.drew:
                 drawn = f" {view.drawn}" if view.drawn and view.drawn != "?" else ""
                 lines.append((f"You drew{drawn}: match it now or end your turn.", None))
             elif not view.matches:
                 lines.append(("Cover a centre card with one card of its number or two that add "
                               "up to it; or draw.", None))
-        count = len(view.hand.split())
-        lines.append((f"Your hand ({count} cards): {view.hand}", "bold green"))
+        count = plural(len(view.hand.split()), "card")
+        lines.append((f"Your hand ({count}): {view.hand}", "bold green"))
         return lines
+
+    numbers_are_moves = False
+
+    def optional(self, view: View, moves: list[str]) -> list[str]:
+        return [m for m in moves if m in OPTIONAL]
+
+    def also(self, view: View, table: Table, me: int, moves: list[str]) -> str:
+        if "dos" in moves:
+            return ("Also: dos — you ended your turn with two cards without calling Dos: type "
+                    "'dos' now, before anyone catches you.")
+        if "catch" in moves and view.dos_window >= 0:
+            who = seat_label(table, view.dos_window, me)
+            return (f"Also: catch — {who} ended with two cards without calling Dos: type "
+                    "'catch' any time to make them draw two.")
+        return super().also(view, table, me, moves)
 
     def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
         if not view.history:
@@ -92,11 +100,14 @@ class DosRenderer(Renderer[View]):
         who = seat_label(table, last.winner, me)
         how = "has the lowest hand when the turn limit ends the round" if last.blocked \
             else "went out"
-        left = "  ".join(
+        held = "  ".join(
             f"{seat_label(table, s, me)} {p}" for s, p in enumerate(last.hand_points)
             if s != last.winner
         )
-        return [f"  {who} {how} and scores {last.points} (cards left: {left})"]
+        # the score is what the cards left in the other hands are worth (face value, 20 a
+        # wild DOS, 40 a wild #: seeds/dos.md), not how many there are
+        return [f"  {who} {how} and scores {plural(last.points, 'point')} "
+                f"(points in the other hands: {held})"]
 
 
 RENDERER = DosRenderer()

@@ -6,7 +6,7 @@ from itertools import groupby
 
 from croupier.v1 import croupier_pb2, dou_dizhu_pb2
 
-from service.render import Renderer, seat_label, signed
+from service.render import Renderer, plural, seat_label, signed
 
 RANKS = "3456789TJQKA2BR"
 BIDDING = dou_dizhu_pb2.DOU_DIZHU_PHASE_BIDDING
@@ -31,7 +31,7 @@ class DouDizhuRenderer(Renderer[View]):
     def public(self, view: View, table: Table, me: int | None) -> list[str]:
         lines = []
         if view.phase == OVER:
-            lines.append(f"match over after {len(view.history)} deal(s)")
+            lines.append(f"match over after {plural(len(view.history), 'deal')}")
         else:
             deal = f"deal {view.deal_number + 1}"
             if view.deals:
@@ -39,7 +39,7 @@ class DouDizhuRenderer(Renderer[View]):
             phase = PHASES.get(view.phase, "")
             lines.append(f"{deal}, {phase}" if phase else deal)
             if view.redeals:
-                lines.append(f"Redealt {view.redeals} time(s) after everybody passed")
+                lines.append(f"Redealt {plural(view.redeals, 'time')} after everybody passed")
         if view.landlord >= 0 and view.phase != BIDDING:
             kitty = f", kitty {hand_text(view.kitty)}" if view.kitty else ""
             landlord = seat_label(table, view.landlord, me)
@@ -86,15 +86,15 @@ class DouDizhuRenderer(Renderer[View]):
                 lines.append((f"To beat: {view.to_beat} (from {who})", "bold yellow"))
             else:
                 lines.append(("You lead: play any combination.", "bold yellow"))
-        count = len(view.hand.replace(" ", ""))
-        lines.append((f"Your hand ({count} cards): {hand_text(view.hand)}", "bold green"))
+        count = plural(len(view.hand.replace(" ", "")), "card")
+        lines.append((f"Your hand ({count}): {hand_text(view.hand)}", "bold green"))
         return lines
 
     def deal_over(self, view: View, table: Table, me: int | None) -> list[str]:
         if not view.history:
             return []
         last = view.history[-1]
-        extra = f", {last.bombs} bomb(s)" if last.bombs else ""
+        extra = f", {plural(last.bombs, 'bomb')}" if last.bombs else ""
         extra += ", spring!" if last.spring else ""
         return [f"  landlord {seat_label(table, last.landlord, me)} at bid {last.bid}{extra}"]
 

@@ -441,6 +441,33 @@ function eventLine(e: TableEvent): HTMLElement {
   return el("li", { class: `event event-${kind}`, "data-version": String(e.version) }, `#${e.version} ${text}`);
 }
 
+// A move refused ABORTED (the table moved on from the version it was sent at) is sent again
+// at the new version while it still means what it meant: still among the seat's legal moves,
+// the table waiting for the same seats (onTurn), at most MAX_RESENDS times in a row. Usually
+// only another seat's optional move came in between (a declined announcement, a Dos call).
+// Every client of ours follows this rule (bots/resend.py for the Python ones).
+const MAX_RESENDS = 3;
+
+function stillStands(move: string, sentAt: TableView, fresh: TableView): boolean {
+  const seats = (v: TableView) => [...v.onTurn].sort((a, b) => a - b).join(",");
+  return fresh.version > sentAt.version && fresh.legalMoves.includes(move) && seats(fresh) === seats(sentAt);
+}
+
+async function submitMove(tableId: string, move: string, sentAt: TableView, token?: string): Promise<void> {
+  let at = sentAt;
+  for (let resends = 0; ; resends++) {
+    try {
+      await api.submitMove({ tableId, move, expectedVersion: at.version }, auth(token));
+      return;
+    } catch (err) {
+      if (!(err instanceof ConnectError) || err.code !== Code.Aborted || resends >= MAX_RESENDS) throw err;
+      const fresh = await api.getView({ tableId }, auth(token));
+      if (!stillStands(move, at, fresh)) throw err;
+      at = fresh;
+    }
+  }
+}
+
 function cards(text: string): string[] {
   const t = text.trim();
   if (!t) return [];
@@ -483,7 +510,7 @@ function renderView(
       b.addEventListener("click", async () => {
         for (const other of moves.querySelectorAll("button")) other.disabled = true;
         try {
-          await api.submitMove({ tableId: table.tableId, move: m, expectedVersion: v.version }, auth(tokenFor(table.tableId)?.token));
+          await submitMove(table.tableId, m, v, tokenFor(table.tableId)?.token);
           status.replaceChildren();
         } catch (err) {
           showError(status, err);
