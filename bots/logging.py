@@ -51,6 +51,8 @@ DETAIL = frozenset(
         "submit_retry",
         "seats_opened_to_bots",
         "turns_timed_out",
+        "tables_closed_as_abandoned",  # a round's count: each table has its table_abandoned
+        "web_request_refused",
     }
 )
 # other libraries' records below this are their internals (h2 frames, hypercorn's "Running on")

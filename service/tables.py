@@ -972,6 +972,8 @@ class Tables:
                     except TableError:
                         continue  # someone came back, or moved, first: looked at again later
                     self._seen.pop(record.table_id, None)
+                    log.info("table_abandoned", table=record.table_id, game=record.game,
+                             was=status.value, version=new.version)
                     closed += 1
         return closed
 

@@ -146,13 +146,21 @@ def fuzz_web_port(port: int, cases: int, seed: int = 28) -> None:
 def test_server_log_stays_json_lines_under_malformed_web_input(tmp_path: Path) -> None:
     """stdout not a terminal: every line the server writes is one JSON object, whatever
     hypercorn, h2 or asyncio make of the garbage; at info, each RPC and each table created
-    still has its line (what operators read)."""
-    server = ServerProcess(db=tmp_path / "c.db", web_port=free_port()).start()
+    and closed still has its line (what operators read)."""
+    server = ServerProcess(
+        db=tmp_path / "c.db",
+        web_port=free_port(),
+        extra=("--fill-interval", "0.1", "--abandon-waiting-after", "1"),
+    ).start()
     client = Client(server.address)
     try:
-        table = client.create()
+        table = client.create()  # nobody comes: closed as abandoned after a second
         fuzz_web_port(server.web_port, FUZZ_CASES)
         assert client.stub.Ping(pb.PingRequest(payload=b"ok"), timeout=10).payload == b"ok"
+        deadline = time.monotonic() + 30
+        while '"table_abandoned"' not in server.log_text():
+            assert time.monotonic() < deadline, "the table was never closed as abandoned"
+            time.sleep(0.1)
     finally:
         client.close()
         code = server.stop()
@@ -162,8 +170,9 @@ def test_server_log_stays_json_lines_under_malformed_web_input(tmp_path: Path) -
     assert "serving" in events and "stopped" in events
     assert any(line.get("method") == "CreateTable" and line.get("table") == table.table_id
                for line in lines)
-    assert any(line["event"] == "table_created" and line.get("table") == table.table_id
-               for line in lines)
+    for event in ("table_created", "table_abandoned"):
+        assert any(line["event"] == event and line.get("table") == table.table_id
+                   for line in lines), event
     for line in lines:
         if "exception" in line:  # a traceback is a field of its event, never lines of its own
             assert isinstance(line["exception"], list) and line["exception"], line
