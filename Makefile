@@ -1,24 +1,35 @@
 # Everything a fresh clone needs: `make run` and `make test` set up the virtualenv,
-# install, and generate the gRPC code first.
+# install, and generate the gRPC code first. Running installs the package alone (`.`); the
+# test, lint and bench targets add its dev extra (`.[dev]`: test tools, rlcard, OpenSpiel,
+# Playwright, ...) on top, in whichever order they come.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+DEV_INSTALLED := $(VENV)/.installed-dev
 GENERATED := gen/.generated
 PROTOS := $(wildcard protos/croupier/v1/*.proto)
 # the web client is built where npm is (run and test skip it otherwise)
 WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
 WEB_DIST := web/dist/index.html
 
-.PHONY: setup gen web run serve bots play test lint bench soak clean
+.PHONY: setup run-setup gen web run serve bots play test lint bench soak clean
 
-setup: $(INSTALLED) $(GENERATED)
+# for working on croupier: the runtime, the dev tools and the generated code
+setup: $(DEV_INSTALLED) $(GENERATED)
+
+# for running it: the runtime and the generated code only
+run-setup: $(INSTALLED) $(GENERATED)
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e .
 	echo "$(CURDIR)/gen" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/croupier_gen.pth"
+	touch $@
+
+$(DEV_INSTALLED): $(INSTALLED)
+	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
 gen: $(GENERATED)
@@ -44,22 +55,23 @@ $(WEB_DIST): $(INSTALLED) web/node_modules/.installed $(PROTOS) $(wildcard web/s
 		--es_out=web/src/gen --es_opt=target=ts $(PROTOS)
 	cd web && npm run --silent check && npm run --silent build
 
-run: setup $(WEB_IF_NPM)
+run: run-setup $(WEB_IF_NPM)
 	$(BIN)/croupier run
 
-serve: setup
+serve: run-setup
 	$(BIN)/croupier serve
 
-bots: setup
+bots: run-setup
 	$(BIN)/croupier bots
 
-play: setup
+play: run-setup
 	$(BIN)/croupier play dou_dizhu
 
+# PYTEST_ARGS (make variable or environment) narrows the run, e.g. PYTEST_ARGS=tests/test_x.py
 test: setup $(WEB_IF_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
@@ -74,7 +86,7 @@ bench: setup
 	$(BIN)/python -m bench.inference --positions 100 --level easy
 	@echo "strength: python -m bench.strength ladder GAME | duel --level hard --opponent rlcard | sides GAME --level hard (hours on 2 cores; --results FILE resumes); python -m bench.regret GAME --level easy (a level against the heuristic, decision by decision); python -m bench.agreement GAME --high expert --low hard (where two levels choose differently, and what it is worth); python -m bench.doppelkopf_reservations (what each reservation is worth to a hand)"
 
-soak: setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
+soak: run-setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 clean:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import functools
 import multiprocessing
 import os
@@ -595,6 +596,9 @@ def _process_main(settings: Settings, index: int) -> None:
         code = asyncio.run(Worker(settings, index).run())
     except KeyboardInterrupt:  # a signal before the loop's handlers were installed
         code = 0
+    except Exception:  # logged as one event, not as multiprocessing's plain traceback
+        log.exception("worker_crashed", worker=index)
+        code = 1
     sys.exit(code)
 
 
@@ -726,7 +730,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level",
         default=os.environ.get("CROUPIER_LOG_LEVEL", "info"),
-        help="debug, info, warning or error (env CROUPIER_LOG_LEVEL; default %(default)s)",
+        choices=bot_logging.LEVELS,
+        help="the console's (stderr's) level; on a terminal, per-decision and per-seat events "
+        "count as debug (env CROUPIER_LOG_LEVEL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        default=os.environ.get("CROUPIER_LOG_FILE", ""),
+        help="also append every event, debug included, to PATH as JSON lines "
+        "(env CROUPIER_LOG_FILE; default none)",
     )
     return parser
 
@@ -734,8 +747,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """`croupier bots`: exits 0 after a clean stop."""
     args = build_parser().parse_args(argv)
-    bot_logging.configure(args.log_level)
-    os.environ["CROUPIER_LOG_LEVEL"] = args.log_level  # spawned workers log the same way
+    try:
+        bot_logging.configure(args.log_level, log_file=args.log_file)
+    except OSError as e:
+        print(f"croupier bots: cannot open the log file {args.log_file}: {e}", file=sys.stderr)
+        return 2
+    # spawned workers log the same way
+    os.environ["CROUPIER_LOG_LEVEL"] = args.log_level
+    os.environ["CROUPIER_LOG_FILE"] = args.log_file
     levels = frozenset(part.strip() for part in args.levels.split(",") if part.strip()) or None
     if levels:
         unknown = sorted(levels - set(LEVELS))
@@ -751,7 +770,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if settings.workers == 1:
         if args.metrics_port:
-            metrics.serve_http(args.metrics_port)
+            try:
+                metrics.serve_http(args.metrics_port)
+            except OSError as e:
+                return _no_metrics(args.metrics_port, e)
         return asyncio.run(Worker(settings).run())
     if not args.metrics_port:
         return _supervise(settings)
@@ -759,10 +781,24 @@ def main(argv: list[str] | None = None) -> int:
     path = tempfile.mkdtemp(prefix="croupier-bot-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = path  # inherited by the spawned workers
     try:
-        metrics.serve_multiprocess(args.metrics_port, "", path)
+        try:
+            metrics.serve_multiprocess(args.metrics_port, "", path)
+        except OSError as e:
+            return _no_metrics(args.metrics_port, e)
         return _supervise(settings)
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _no_metrics(port: int, error: OSError) -> int:
+    """One error event naming the setting to change, not a traceback; exit code 1."""
+    what = "it is in use" if error.errno == errno.EADDRINUSE else str(error)
+    log.error(
+        "cannot_serve_metrics",
+        reason=f"cannot listen on port {port} (bot metrics): {what}; choose another with "
+        "--metrics-port or CROUPIER_BOT_METRICS_PORT",
+    )
+    return 1
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import importlib
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -52,7 +53,15 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         "--log-level",
         default=defaults.log_level,
         choices=("debug", "info", "warning", "error"),
-        help="(env CROUPIER_LOG_LEVEL; default %(default)s)",
+        help="the console's (stderr's) level; on a terminal, the per-RPC and per-decision "
+        "events count as debug (env CROUPIER_LOG_LEVEL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        default=defaults.log_file,
+        help="also append every event, debug included, to PATH as JSON lines "
+        "(env CROUPIER_LOG_FILE; default none)",
     )
 
 
@@ -217,14 +226,37 @@ def _dispatch(name: str, argv: list[str]) -> int:
     return int(entry(argv) or 0)
 
 
+# the setting that moves each of the server's ports, for "in use" errors
+PORT_SETTINGS = {
+    "grpc": ("gRPC", "--listen", "CROUPIER_LISTEN"),
+    "web": ("web", "--web-listen", "CROUPIER_WEB_LISTEN"),
+    "metrics": ("metrics", "--metrics-port", "CROUPIER_METRICS_PORT"),
+}
+
+
+def _configure_logging(args: argparse.Namespace, command: str) -> bool:
+    """Sets up logging for `croupier COMMAND`; False (said on stderr) if the file won't open."""
+    from service import logging as service_logging
+
+    try:
+        service_logging.configure(args.log_level, log_file=args.log_file)
+    except OSError as e:
+        print(f"croupier {command}: cannot open the log file {args.log_file}: {e}",
+              file=sys.stderr)
+        return False
+    return True
+
+
 def _serve(args: argparse.Namespace) -> int:
     from service import logging as service_logging
     from service.limits import Limits
     from service.security import ApiKeys, Tls
-    from service.server import serve
+    from service.server import AddressInUse, serve
     from service.tables import Abandon
 
-    service_logging.configure(args.log_level)
+    if not _configure_logging(args, "serve"):
+        return 2
+    log = service_logging.get_logger("croupier.server")
     try:
         limits = Limits(
             max_message_bytes=args.max_message_bytes,
@@ -253,8 +285,16 @@ def _serve(args: argparse.Namespace) -> int:
                 abandon=abandon,
             )
         )
+    except AddressInUse as e:
+        label, flag, variable = PORT_SETTINGS[e.port]
+        log.error(
+            "cannot_serve",
+            reason=f"cannot listen on {e.address} ({label}): it is in use; choose another "
+            f"with {flag} or {variable}",
+        )
+        return 1
     except (OSError, ValueError) as e:
-        service_logging.get_logger("croupier.server").error("cannot_serve", reason=str(e))
+        log.error("cannot_serve", reason=str(e))
         return 1
     return 0
 
@@ -263,30 +303,47 @@ def _origins(text: str) -> list[str]:
     return [o.strip() for o in text.split(",") if o.strip()]
 
 
-def _wait_ready(address: str, child: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
-    """Polls the health service until the server says SERVING (False if it died or timed out)."""
+def _wait_ready(
+    address: str, child: subprocess.Popen[bytes], web: str = "", timeout: float = 30.0
+) -> bool:
+    """Polls the health service until the server says SERVING and, with `web`, until the web
+    port takes connections: False if the server died or the time ran out first."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     deadline = time.monotonic() + timeout
+    serving = False
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline and child.poll() is None:
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return True
-            except grpc.RpcError:
-                pass
+            if not serving:
+                try:
+                    reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+                    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
+                except grpc.RpcError:
+                    pass
+            if serving and (not web or _takes_connections(web)):
+                return True
             time.sleep(0.1)
     return False
+
+
+def _takes_connections(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _run(args: argparse.Namespace) -> int:
     from service import logging as service_logging
 
-    service_logging.configure(args.log_level)
+    if not _configure_logging(args, "run"):
+        return 2
     log = service_logging.get_logger("croupier.run")
+    log_file = ("--log-file", args.log_file) if args.log_file else ()
     me = [sys.executable, "-m", "service.cli"]
     stopping = False
 
@@ -313,6 +370,7 @@ def _run(args: argparse.Namespace) -> int:
             args.web_listen,
             "--cors-origins",
             args.cors_origins,
+            *log_file,
         ],
         # a session of its own: Ctrl-C at the terminal reaches only this process, which stops
         # the children in order (bots first, so they give their seats back to a live server)
@@ -320,8 +378,9 @@ def _run(args: argparse.Namespace) -> int:
     )
     code = 0
     try:
-        if not _wait_ready(address, children["server"]):
-            log.error("server_did_not_start", listen=args.listen)
+        web = client_address(args.web_listen) if args.web_listen else ""
+        if not _wait_ready(address, children["server"], web):
+            log.error("server_did_not_start", listen=args.listen, web_listen=args.web_listen)
             return 1
         children["bots"] = subprocess.Popen(
             [
@@ -333,6 +392,7 @@ def _run(args: argparse.Namespace) -> int:
                 str(args.workers),
                 "--log-level",
                 args.log_level,
+                *log_file,
             ],
             start_new_session=True,
         )
@@ -340,11 +400,15 @@ def _run(args: argparse.Namespace) -> int:
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
         hint = f"in another terminal: {game_hint}"
-        log.info("running", listen=args.listen, store=args.store, how_to_play=hint)
-        # also on stdout, whatever the log level: this is what a person at the terminal needs
+        log.info("running", listen=args.listen, store=args.store, web_listen=args.web_listen,
+                 how_to_play=hint)
+        # also on stdout, whatever the log level, once both ports listen: this is what a
+        # person at the terminal needs (the console then stays quiet: no line per call)
         print(f"Croupier is serving on {address}; {hint}  (Ctrl-C stops)", flush=True)
-        if args.web_listen:
-            print(f"In a browser: http://{client_address(args.web_listen)}/", flush=True)
+        if web:
+            print(f"In a browser: http://{web}/", flush=True)
+        if args.log_file:
+            print(f"Every event, as JSON lines: {args.log_file}", flush=True)
         bots_reported = False
         while not stopping:
             if children["server"].poll() is not None:

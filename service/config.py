@@ -30,7 +30,8 @@ def env_float(name: str, default: float) -> float:
 class ServeConfig:
     listen: str = DEFAULT_LISTEN
     store: str = DEFAULT_STORE
-    log_level: str = "info"
+    log_level: str = "info"  # the console's (stderr's)
+    log_file: str = ""  # every event as JSON lines, appended; "" = none
     grace: float = 5.0  # seconds in-flight RPCs get on shutdown
     drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
@@ -61,6 +62,7 @@ class ServeConfig:
             listen=env("LISTEN", DEFAULT_LISTEN),
             store=env("STORE", DEFAULT_STORE),
             log_level=env("LOG_LEVEL", "info"),
+            log_file=env("LOG_FILE", ""),
             grace=env_float("GRACE", 5.0),
             drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import gc
 import signal
+import socket
 import time
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -607,6 +609,43 @@ class Server:
         await self.store.close()
 
 
+class AddressInUse(OSError):
+    """Another process listens where this server would; `port` says which of its ports:
+    "grpc", "web" or "metrics" (the command line names the setting to change)."""
+
+    def __init__(self, address: str, port: str) -> None:
+        super().__init__(errno.EADDRINUSE, f"{address} is in use")
+        self.address = address
+        self.port = port
+
+
+def address_in_use(listen: str) -> bool:
+    """Whether something listens on host:port now, by a probe bind that fails as gRPC's and
+    hypercorn's would (gRPC's own failure is a bare "Failed to bind" plus a line of C log on
+    stderr). False when the probe cannot tell (port 0, a unix socket): their errors then say."""
+    host, _, port_text = listen.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"
+    try:
+        port = int(port_text)
+    except ValueError:
+        return False
+    if port <= 0:
+        return False
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):
+        return False
+    for family, kind, proto, _, sockaddr in found:
+        with contextlib.closing(socket.socket(family, kind, proto)) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as both servers do
+            try:
+                probe.bind(sockaddr)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return True
+    return False
+
+
 # Clients may ping to keep long quiet streams (a table waiting for a person) alive and to find
 # dead connections (bot workers ping every 30 s): accepted down to every 4 s, with or without
 # calls in flight, where gRPC's default closes a quiet connection (too_many_pings) that pings
@@ -635,6 +674,9 @@ async def start(
     limits = limits or Limits()
     tls = tls or Tls()
     credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
+    for address, port_name in ((listen, "grpc"), (web_listen, "web")):
+        if address and address_in_use(address):
+            raise AddressInUse(address, port_name)
     store = open_store(store_url)
     tables = Tables(store, abandon=abandon)
     server = grpc.aio.server(
@@ -680,6 +722,8 @@ async def start(
         except OSError:
             await guard.close()
             await store.close()
+            if address_in_use(web_listen):  # taken since the check above
+                raise AddressInUse(web_listen, "web") from None
             raise
     await server.start()
     for name in ("", SERVICE_NAME):
@@ -730,6 +774,8 @@ async def serve(
             metrics.serve_http(metrics_port, host.strip("[]"))
         except OSError as e:
             await running.stop(0)
+            if e.errno == errno.EADDRINUSE:
+                raise AddressInUse(f"{host}:{metrics_port}", "metrics") from None
             raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
         refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
     address = f"{host}:{running.port}"

@@ -34,6 +34,7 @@ from typing import Any
 from bots.levels import LEVELS
 from engines.contract import Game, IllegalMove
 from service import states
+from service.logging import get_logger
 from service.store import (
     PRIVATE_OPTION,
     TIMER_OPTION,
@@ -49,6 +50,8 @@ from service.store import (
     TableRecord,
     VersionConflict,
 )
+
+log = get_logger("croupier.tables")  # a table's start and end: the console's lines per table
 
 # Limits: beyond them a request is refused with RESOURCE_EXHAUSTED.
 MAX_NAME_CHARS = 64
@@ -524,6 +527,12 @@ class Tables:
                 await self.store.create(record, [event])
             except TableExists:
                 continue  # 64 random bits collided; draw again
+            log.info(
+                "table_created",
+                table=record.table_id,
+                game=record.game,
+                seats=[s.kind.value for s in record.seats],
+            )
             return record
         raise RuntimeError("could not draw a free table id")
 
@@ -838,6 +847,10 @@ class Tables:
             new = new.with_(version=new.version + 1)
             events.append(self._event(new, EventKind.END, -1, "", now))
         await self._commit(record, new, events)
+        if over:
+            ended = {"by_turn_timer": True} if auto else {}
+            log.info("table_finished", table=record.table_id, game=record.game,
+                     version=new.version, **ended)
         return MoveOutcome(new, seat, canonical, public, tuple(events))
 
     @staticmethod
@@ -959,6 +972,8 @@ class Tables:
                     except TableError:
                         continue  # someone came back, or moved, first: looked at again later
                     self._seen.pop(record.table_id, None)
+                    log.info("table_abandoned", table=record.table_id, game=record.game,
+                             was=status.value, version=new.version)
                     closed += 1
         return closed
 
