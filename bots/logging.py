@@ -60,6 +60,8 @@ FOREIGN_LEVEL = logging.WARNING
 MAX_EXCEPTION_TEXT = 300  # an exception's message, cut: some quote the bytes a client sent
 _NUMBER = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40, "critical": 50}
 _BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\"\\]+")
+# a bytes literal in a library's message quotes what a client sent (HPACK blocks hold tokens)
+_BYTES = re.compile(r"(?<!\w)(?:b'(?:[^'\\]|\\.)*'|b\"(?:[^\"\\]|\\.)*\")")
 
 
 def level_number(name: str) -> int:
@@ -77,6 +79,7 @@ def _drop_secrets(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMa
 
 def scrub(text: str) -> str:
     """An exception's or a library's text without bearer tokens, cut to a readable length."""
+    text = _BYTES.sub(lambda m: f"[{len(m.group())} characters of bytes]", text)
     text = _BEARER.sub(r"\1[redacted]", text)
     if len(text) > MAX_EXCEPTION_TEXT:
         text = f"{text[:MAX_EXCEPTION_TEXT]}... ({len(text)} characters)"

@@ -351,3 +351,15 @@ def test_a_bot_metrics_port_in_use_names_its_setting() -> None:
         f"cannot listen on port {port} (bot metrics): it is in use; choose another with "
         "--metrics-port or CROUPIER_BOT_METRICS_PORT"
     )
+
+
+def test_library_texts_lose_bytes_literals_and_tokens() -> None:
+    """Libraries quote what a client sent as bytes (hypercorn: the first bytes of an HTTP/2
+    connection, whose header block may hold a seat token): such quotes are left out."""
+    from bots.logging import scrub
+
+    sent = "b'PRI * HTTP/2.0\\r\\n\\r\\nSM\\x83\\x86 authorization: tok'"
+    assert scrub(f"H2ProtocolAssumedError: {sent}") == (
+        f"H2ProtocolAssumedError: [{len(sent)} characters of bytes]")
+    assert scrub("Authorization: Bearer abc.def") == "Authorization: Bearer [redacted]"
+    assert scrub("the verb's 'quoted' words stay") == "the verb's 'quoted' words stay"

@@ -289,6 +289,27 @@ def test_a_header_with_trailing_whitespace_refuses_that_request_only(
     assert_clean_log(server)
 
 
+def test_a_path_outside_ascii_refuses_that_request_only(server: ServerProcess) -> None:
+    """hypercorn decodes the path as ASCII: a byte above 0x7f ended the whole connection with
+    an unhandled error (and a log line quoting the connection's first bytes, tokens included)."""
+    client = H2Client(server.web_port)
+    try:
+        waiting = client.open(PING, b"application/grpc")
+        bad = client.open("/croupier.v1.Croupier/Pïng".encode(), b"application/grpc",
+                          (b"authorization", b"Bearer sekret-token-value"),
+                          body=envelope(ping(b"bad")))
+        client.wait(bad)
+        reply = client.replies[bad]
+        assert reply.grpc_status == b"3" and "':path'" in reply.grpc_message, reply
+        client.send(waiting, envelope(ping(b"alive")), end=True)
+        client.wait(waiting)
+        assert client.goaway is None and client.replies[waiting].grpc_status == b"0"
+    finally:
+        client.close()
+    assert_clean_log(server)
+    assert "sekret-token-value" not in server.log_text()
+
+
 def _forty_oversized_pings(client: Client) -> list[tuple[grpc.StatusCode, str]]:
     out = []
     for _ in range(40):
