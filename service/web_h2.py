@@ -55,8 +55,9 @@ def header_problem(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
                     "(RFC 9113 section 8.2.1): trim it")
         if any(c in value for c in b"\0\r\n"):
             return f"the value of header {shown!r} holds NUL, CR or LF (RFC 9113 section 8.2.1)"
-        if name.startswith(b":") and not value.isascii():
-            # a URI is ASCII (RFC 3986); hypercorn's decoding of it would end the connection
+        if name.startswith(b":") and not value.split(b"?", 1)[0].isascii():
+            # a URI is ASCII (RFC 3986); hypercorn's decoding of the path would end the
+            # connection (the query string is checked as the web app reads it)
             return f"the value of {shown!r} holds bytes outside ASCII: percent-encode them"
     try:
         for _ in validate_headers(headers, REQUEST):
