@@ -6,6 +6,7 @@ end by clicking cards and buttons as a person does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -48,7 +49,7 @@ def struct(values: dict[str, Any]) -> struct_pb2.Struct:
 
 def start_stack(tmp: Path) -> tuple[ServerProcess, Bots]:
     server = ServerProcess(db=tmp / "croupier.db", web_port=free_port()).start()
-    return server, Bots(server.address, tmp / "bots.log", workers=1, poll=0.1)
+    return server, Bots(server.address, tmp / "bots.log", workers=1, poll=0.05)
 
 
 def launch(p: Any) -> Browser:
@@ -66,7 +67,13 @@ class Watched:
     def check(self) -> None:
         assert not self.errors, f"errors in the page: {self.errors}"
 
+    def check_errors_but(self, expected: list[str]) -> None:
+        """As check, less the console lines of refusals the test itself provoked."""
+        left = [e for e in self.errors if not any(x in e for x in expected)]
+        assert not left, f"errors in the page: {left}"
 
+
+@contextlib.contextmanager
 def watched_page(browser: Browser, viewport: str) -> Iterator[Watched]:
     context = browser.new_context(viewport=VIEWPORTS[viewport], has_touch=viewport == "phone",
                                   is_mobile=viewport == "phone", device_scale_factor=1)

@@ -75,16 +75,15 @@ export const dobro: GameModule<DobroView> = {
     <div class="centre-dobro">
       <div class="big-value" aria-label={`value in play ${g.value}`}>
         <span class="big-number">{g.value || "—"}</span>
-        <span class="big-caption">value in play</span>
+        <span class="big-caption">value in play · {g.direction > 0 ? "↻ clockwise" : "↺ reversed"}</span>
       </div>
-      <CentreLine label="Direction">{g.direction > 0 ? "↻ clockwise (to the next seat)" : "↺ reversed (to the previous seat)"}</CentreLine>
       <Info label="Auction">
         {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back="dobro" small cls="auction" />
           : <span class="muted">empty: {g.turn >= 0 ? names[g.turn] : "nobody"} opens</span>}
       </Info>
       {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}
-      <CentreLine label="Draw pile">{`${g.drawPile} cards${g.setAside ? ` · ${g.setAside} set aside` : ""}`}</CentreLine>
-      <CentreLine label="Oubli card">{g.oubli >= 0 ? names[g.oubli] : "in the centre"}</CentreLine>
+      <CentreLine label="Draw pile">{`${g.drawPile} cards${g.setAside ? ` · ${g.setAside} set aside` : ""}`}
+        {g.manualDraw ? ` · Oubli card: ${g.oubli >= 0 ? names[g.oubli] : "in the centre"}` : ""}</CentreLine>
     </div>
   ),
   playLabel: () => "Play",

@@ -114,10 +114,13 @@ export const doppelkopf: GameModule<DoppelkopfView> = {
     if (g.phase === DoppelkopfPhase.RESERVATIONS || g.phase === DoppelkopfPhase.DECLARATION) {
       const call = g.calls.filter((c) => c.seat === seat).pop();
       if (call) note.text = callLabel(call.move);
-    } else if (g.trick) {
-      const cards = g.trick.cards.split(" ").filter(Boolean);
-      const i = cards.findIndex((_, k) => seatOfTrickCard(g.trick!.leader, k) === seat);
+    } else if (g.phase === DoppelkopfPhase.PLAYING) {
+      // the open trick, or the last one until the next card is led
+      const open = g.trick?.cards ? g.trick : g.tricks[g.tricks.length - 1];
+      const cards = (open?.cards ?? "").split(" ").filter(Boolean);
+      const i = cards.findIndex((_, k) => seatOfTrickCard(open!.leader, k) === seat);
       if (i >= 0) note.played = [cards[i]];
+      if (!g.trick?.cards && open && open.winner === seat) note.badges!.push("Took the trick");
       if (g.points.length) note.text = `${g.points[seat]} card points`;
     }
     return note;

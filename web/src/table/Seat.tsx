@@ -2,10 +2,10 @@
 // played, its badges (parties, announcements...), highlighted on turn with its timer ring.
 import type { JSX } from "preact";
 import { CardSvg } from "../cards/Card";
-import type { Back, Face } from "../cards/faces";
+import type { Back } from "../cards/faces";
 import type { SeatInfo } from "../gen/croupier/v1/croupier_pb";
 import type { SeatNote } from "../games/types";
-import { Badge, CardRow } from "./bits";
+import { Badge } from "./bits";
 
 export interface Timer { seconds: number; left: number }
 
@@ -22,9 +22,9 @@ function TimerRing({ timer }: { timer: Timer }): JSX.Element {
   );
 }
 
-export function Seat({ info, index, note, cardsLeft, onTurn, mine, back, face, timer, position, score }: {
+export function Seat({ info, index, note, cardsLeft, onTurn, mine, back, timer, position, score }: {
   info: SeatInfo | undefined; index: number; note: SeatNote; cardsLeft: number | undefined; onTurn: boolean;
-  mine: boolean; back: Back; face: (c: string) => Face; timer?: Timer; position: string; score?: string;
+  mine: boolean; back: Back; timer?: Timer; position: string; score?: string;
 }): JSX.Element {
   const name = info?.name || (info?.occupied ? `Seat ${index + 1}` : "empty seat");
   const shownBacks = Math.min(cardsLeft ?? 0, 7);
@@ -51,9 +51,6 @@ export function Seat({ info, index, note, cardsLeft, onTurn, mine, back, face, t
         <div class="seat-badges">{note.badges!.map((b) => <Badge key={b} text={b} tone="game" />)}</div>
       )}
       {note.text && <div class="seat-text">{note.text}</div>}
-      <div class="seat-played">
-        {note.played?.length ? <CardRow cards={note.played} face={face} back={back} small /> : null}
-      </div>
     </div>
   );
 }

@@ -15,6 +15,7 @@ import { ChoiceDialog, DealSummaryDialog, SheetTable } from "./Dialogs";
 import { Hand } from "./Hand";
 import { matchSelection } from "./select";
 import { Seat, type Timer } from "./Seat";
+import { CardRow } from "./bits";
 
 interface LogLine { version: bigint; kind: EventKind; seat: number; text: string; auto: boolean }
 
@@ -260,12 +261,24 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
       ? { seconds: turnSeconds, left: Math.max(0, turnSeconds - (Date.now() - lastEventAt) / 1000) } : undefined;
   const sizes = game && g !== undefined ? game.handSizes(g) : [];
   const totals = v.result?.totals ?? [];
+  const notes = Array.from({ length: n }, (_, s) => (game && g !== undefined ? game.seat(g, s, names) : {}));
   const seatBox = (s: number, where: string) => (
     <Seat key={s} info={table.seats[s]} index={s} position={where} mine={!!mine && s === seat}
-      note={game && g !== undefined ? game.seat(g, s, names) : {}} cardsLeft={sizes[s]} onTurn={waited.includes(s) && !finished}
-      back={game?.back ?? "french"} face={game ? game.face : () => ({ kind: "dobro", value: "?" })} timer={timer(s)}
+      note={notes[s]} cardsLeft={sizes[s]} onTurn={waited.includes(s) && !finished}
+      back={game?.back ?? "french"} timer={timer(s)}
       score={totals[s] !== undefined ? String(totals[s]) : undefined} />
   );
+  // what each seat last played lies on the felt between it and the centre
+  const played = (s: number) => {
+    const note = notes[s];
+    if (!game || !note.played?.length) return null;
+    return (
+      <div class="played-group" data-seat={s} key={s}>
+        <CardRow cards={note.played} face={game.face} back={game.back} small cls="played-cards" />
+        <span class="played-by">{names[s]}</span>
+      </div>
+    );
+  };
   const others = order.slice(1).map((s, k) => ({ s, where: pos[k + 1] }));
   const cardMoves = game && g !== undefined ? legal.filter((m) => game.plan(m, g)) : [];
   const turnButtons = game && g !== undefined ? legal.filter((m) => !game.plan(m, g) && !game.outOfTurn(m, g)) : legal;
@@ -279,15 +292,16 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   return (
     <div class="table-page" id="table-page">
       <header class="table-header">
-        <a href="#/" class="back" aria-label="back to the lobby">← Lobby</a>
+        <a href="#/" class="back" aria-label="back to the lobby">←&nbsp;<span class="back-word">Lobby</span></a>
         <div class="title">
           <h1>{title}</h1>
           <span class="progress">{game && g !== undefined ? game.progress(g) : ""}
             {table.status === TableStatus.WAITING ? " · waiting for players" : ""}</span>
         </div>
         <div id="role" data-seat={mine ? String(seat) : ""}>
-          {mine ? <span>You play as <b>{table.seats[me]?.name || "you"}</b></span> : <span>Spectator</span>}
-          {mine && !finished && <button type="button" id="leave" class="small-button" onClick={leave}>Leave seat</button>}
+          {mine ? <span class="role-text">You play as <b>{table.seats[me]?.name || "you"}</b></span> : <span>Spectator</span>}
+          {mine && !finished && <button type="button" id="leave" class="small-button" onClick={leave}
+            aria-label="leave your seat">Leave</button>}
         </div>
         <div class="header-buttons">
           <button type="button" id="show-log" class="small-button" aria-pressed={panel === "log"}
@@ -316,7 +330,15 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
             <div class="side right">{others.filter((o) => o.where === "right").map((o) => seatBox(o.s, "right"))}</div>
           </div>
           <div id="centre" class="centre">
-            {game && g !== undefined ? game.Centre({ g, view: v, names, target, onTarget: (c) => { setNotice(""); setTarget(c); } }) : null}
+            <div class="played-opponents">
+              <div class="played played-left">{others.filter((o) => o.where === "left").map((o) => played(o.s))}</div>
+              <div class="played played-top">{others.filter((o) => o.where === "top").map((o) => played(o.s))}</div>
+              <div class="played played-right">{others.filter((o) => o.where === "right").map((o) => played(o.s))}</div>
+            </div>
+            <div class="centre-info">
+              {game && g !== undefined ? game.Centre({ g, view: v, names, target, onTarget: (c) => { setNotice(""); setTarget(c); } }) : null}
+            </div>
+            <div class="played played-bottom">{played(me)}</div>
           </div>
         </section>
         <section class="my-area">
