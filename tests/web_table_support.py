@@ -194,6 +194,7 @@ class Player:
     table_id: str
     game: str
     seed: int = 1
+    shots: str = ""  # names the screenshot of the first deal summary, if given
     clicks: int = 0
     summaries: int = 0
     out_of_turn: int = 0
@@ -227,6 +228,8 @@ class Player:
                 self.check_summary("#game-over")
                 return
             if s["summary"]:
+                if self.shots and not self.summaries:
+                    self.page.screenshot(path=str(ARTIFACTS / f"summary-{self.shots}.png"))
                 self.check_summary("#deal-summary")
                 self.page.click("#summary-close")
                 continue

@@ -104,5 +104,9 @@ export const dobro: GameModule<DobroView> = {
     };
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => h.points), "Round"),
+  // Result.totals are the penalty points negated (higher is better for every client)
+  seatScore: (g, seat) => `${Number(g.totals[seat] ?? 0)} pts`,
+  finalLabel: "penalty points (lowest wins)",
+  finalScore: (_g, total) => String(-total),
   progress: (g) => `Round ${Math.min(g.round + 1, g.rounds)} of ${g.rounds} · lowest total wins`,
 };

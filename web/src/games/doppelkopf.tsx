@@ -158,5 +158,6 @@ export const doppelkopf: GameModule<DoppelkopfView> = {
     };
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => h.scores.map(Number)), "Deal"),
+  finalLabel: "points",
   progress: (g) => `Deal ${Math.min(g.dealNumber + 1, g.deals)} of ${g.deals}${g.targetPoints ? ` · to ${g.targetPoints}` : ""}`,
 };

@@ -152,6 +152,7 @@ export const douDizhu: GameModule<DouDizhuView> = {
     };
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => h.scores.map(Number)), "Deal"),
+  finalLabel: "points (bid × bombs × spring, per deal)",
   progress: (g) => `Deal ${Math.min(g.dealNumber + 1, g.deals)} of ${g.deals}`,
 };
 

@@ -98,6 +98,9 @@ export const sobeEDesce: GameModule<SobeEDesceView> = {
     rows: g.history.map((h, k) => [String(k + 1), ...h.scores.map(String)]),
     totals: g.settlement.length ? ["RISCOS", ...g.settlement.map(String)] : ["Now", ...g.scores.map(String)],
   }),
+  seatScore: (g, seat) => String(g.scores[seat] ?? ""),
+  finalLabel: "RISCOS (the winner receives what the others pay)",
+  finalScore: (_g, total) => (total > 0 ? `+${total}` : String(total)),
   progress: (g) => `Deal ${g.dealNumber + 1} · from ${g.startScore} down to 0`,
 };
 

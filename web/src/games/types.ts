@@ -60,6 +60,11 @@ export interface GameModule<G = unknown> {
   deals(g: G): number;
   summary(g: G, deal: number, names: string[]): DealSummary | null;
   sheet(g: G, names: string[]): ScoreSheet;
+  /** the score shown at each seat, where Result.totals is not what players count */
+  seatScore?(g: G, seat: number): string;
+  /** the final screen's column: what Result.totals means in this game, shown as the game counts */
+  finalLabel?: string;
+  finalScore?(g: G, total: number, seat: number): string;
   /** one line for the header: "Deal 2 of 4", "Round 1 of 3" */
   progress(g: G): string;
 }

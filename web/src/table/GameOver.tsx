@@ -7,11 +7,6 @@ import type { GameModule } from "../games/types";
 import { GameRecordSchema, SeatKind, type Table, type TableView } from "../gen/croupier/v1/croupier_pb";
 import { Modal, SheetTable, SummaryBody } from "./Dialogs";
 
-const FINAL_LABEL: Record<string, string> = {
-  dobro: "penalty points (negated: higher is better)", sobe_e_desce: "RISCOS", dos: "points", dou_dizhu: "points",
-  doppelkopf: "points",
-};
-
 async function download(tableId: string, onError: (e: string) => void): Promise<void> {
   try {
     const record = await api.exportRecord({ tableId }, auth(tokenFor(tableId)?.token));
@@ -68,9 +63,10 @@ export function GameOver<G>({ view, game, g, names, mine, open, onToggle, onErro
     <Modal id="game-over" title={`Game over: ${headline}`} onClose={onToggle}>
       <div class="final" data-winners={JSON.stringify(r.winners)} data-totals={JSON.stringify(r.totals.map(Number))}>
         <table class="summary-scores final-scores">
-          <thead><tr><th /><th>{FINAL_LABEL[game.name] ?? "score"}</th></tr></thead>
+          <thead><tr><th /><th>{game.finalLabel ?? "final score"}</th></tr></thead>
           <tbody>{names.map((n, i) => (
-            <tr key={i} class={r.winners.includes(i) ? "winner" : ""}><td>{r.winners.includes(i) ? "🏆 " : ""}{n}</td><td class="score">{String(r.totals[i] ?? 0)}</td></tr>
+            <tr key={i} class={r.winners.includes(i) ? "winner" : ""}><td>{r.winners.includes(i) ? <span class="winner-star" aria-label="winner">★ </span> : ""}{n}</td>
+              <td class="score">{game.finalScore ? game.finalScore(g, Number(r.totals[i] ?? 0), i) : String(r.totals[i] ?? 0)}</td></tr>
           ))}</tbody>
         </table>
       </div>

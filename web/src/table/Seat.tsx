@@ -22,11 +22,10 @@ function TimerRing({ timer }: { timer: Timer }): JSX.Element {
   );
 }
 
-export function Seat({ info, index, note, cardsLeft, onTurn, mine, back, timer, position, score }: {
-  info: SeatInfo | undefined; index: number; note: SeatNote; cardsLeft: number | undefined; onTurn: boolean;
+export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, timer, position, score }: {
+  info: SeatInfo | undefined; index: number; name: string; note: SeatNote; cardsLeft: number | undefined; onTurn: boolean;
   mine: boolean; back: Back; timer?: Timer; position: string; score?: string;
 }): JSX.Element {
-  const name = info?.name || (info?.occupied ? `Seat ${index + 1}` : "empty seat");
   const shownBacks = Math.min(cardsLeft ?? 0, 7);
   return (
     <div class={`seat seat-${position} ${onTurn ? "to-act" : ""} ${mine ? "me" : ""}`} data-seat={index}

@@ -20,10 +20,10 @@ import { CardRow } from "./bits";
 interface LogLine { version: bigint; kind: EventKind; seat: number; text: string; auto: boolean }
 
 export function seatNames(t: Table | undefined, mine: number | undefined): string[] {
-  return (t?.seats ?? []).map((s, i) => {
-    const n = s.name || (s.occupied ? `Seat ${i + 1}` : `Seat ${i + 1} (open)`);
-    return i === mine ? `${n} (you)` : n;
-  });
+  const raw = (t?.seats ?? []).map((s, i) => s.name || (s.occupied ? `Seat ${i + 1}` : `Seat ${i + 1} (open)`));
+  // two bots of one level share a name: the seat number tells them apart
+  const twice = (n: string) => raw.filter((x) => x === n).length > 1;
+  return raw.map((n, i) => (i === mine ? `${n} (you)` : twice(n) ? `${n} ${i + 1}` : n));
 }
 
 function positions(n: number, clockwise: boolean): string[] {
@@ -263,10 +263,11 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const totals = v.result?.totals ?? [];
   const notes = Array.from({ length: n }, (_, s) => (game && g !== undefined ? game.seat(g, s, names) : {}));
   const seatBox = (s: number, where: string) => (
-    <Seat key={s} info={table.seats[s]} index={s} position={where} mine={!!mine && s === seat}
+    <Seat key={s} info={table.seats[s]} index={s} name={names[s].replace(/ \(you\)$/, "")} position={where} mine={!!mine && s === seat}
       note={notes[s]} cardsLeft={sizes[s]} onTurn={waited.includes(s) && !finished}
       back={game?.back ?? "french"} timer={timer(s)}
-      score={totals[s] !== undefined ? String(totals[s]) : undefined} />
+      score={game && g !== undefined && game.seatScore ? game.seatScore(g, s)
+        : totals[s] !== undefined ? String(totals[s]) : undefined} />
   );
   // what each seat last played lies on the felt between it and the centre
   const played = (s: number) => {
