@@ -220,3 +220,41 @@ def test_a_move_refused_because_another_seat_moved_first(stack: ServerProcess, b
             w.check_errors_but(["409", "Conflict", "ABORTED", "aborted"])
     finally:
         client.close()
+
+
+def test_keyboard_play_card_labels_and_the_turn_timer_ring(stack: ServerProcess, browser: Browser) -> None:
+    """Arrows move along the hand, Space picks, Enter plays; every card says what it is; the
+    seat on turn of a table with a turn timer shows its ring."""
+    client = Client(stack.address)
+    try:
+        table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
+                              options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 5),
+                                              "turn_seconds": 120}))
+        tid = table.table_id
+        for name in ("alice", "bob", "carol", "dave"):
+            client.join(tid, name=name)
+        for seat in range(4):
+            client.move(tid, seat, "healthy")
+        with watched_page(browser, "desktop") as w:
+            page = w.page
+            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            page.wait_for_selector("#play")
+            labels = page.locator(".hand-card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+            assert len(labels) == 12 and all(" of " in label for label in labels)
+            assert page.locator('.seat.to-act[data-seat="0"] .timer-ring').count() == 1
+            legal = client.view(tid, 0).legal_moves
+            codes = page.locator(".hand-card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+            at = next(i for i, c in enumerate(codes) if c in legal)
+            page.locator(".hand-card").first.focus()
+            for _ in range(at):
+                page.keyboard.press("ArrowRight")
+            page.keyboard.press("Space")
+            assert page.locator(".hand-card.selected").count() == 1
+            page.keyboard.press("Enter")
+            page.wait_for_function("() => document.querySelectorAll('.hand-card').length === 11")
+            assert client.view(tid).view.doppelkopf.trick.cards == codes[at]
+            # the ring moves on with the turn
+            page.wait_for_selector('.seat.to-act[data-seat="1"] .timer-ring')
+            w.check()
+    finally:
+        client.close()

@@ -147,11 +147,11 @@ export const doppelkopf: GameModule<DoppelkopfView> = {
     const h = g.history[deal];
     if (!h) return null;
     const re = h.reSeats.map((s) => names[s]).join(" and ");
-    const title = h.noScore ? "No score" : h.winner === 1 ? `Re wins (${re})` : h.winner === 0 ? "Kontra wins" : "Nobody wins";
+    const title = h.noScore ? "No score" : h.winner === 1 ? `Re wins: ${re}` : h.winner === 0 ? "Kontra wins" : "Nobody wins";
     return {
       title,
-      lines: [`${CONTRACTS[h.contract] ?? h.contract}${h.declarer >= 0 ? ` (${names[h.declarer]})` : ""}`,
-        `Re (${re}) took ${h.rePoints} card points, Kontra ${240 - h.rePoints}`,
+      lines: [`${CONTRACTS[h.contract] ?? h.contract}${h.declarer >= 0 ? ` by ${names[h.declarer]}` : ""}`,
+        `Re took ${h.rePoints} card points, Kontra ${240 - h.rePoints}`,
         ...h.items, `Game value: ${h.value}${h.solo ? " (×3 for the soloist)" : ""}`],
       scores: h.scores.map(Number),
       scoreLabel: "points",

@@ -12,7 +12,8 @@ const MIN_STEP = 44; // the visible part of a covered card: a touch target
 export function layoutHand(n: number, width: number, cardW: number): { step: number; perRow: number; rows: number } {
   if (n <= 1) return { step: cardW, perRow: 1, rows: 1 };
   const fits = Math.floor((width - cardW) / (n - 1));
-  if (fits >= MIN_STEP) return { step: Math.min(cardW + 6, fits), perRow: n, rows: 1 };
+  // one row: overlapped like a hand held in a fan, each card's index corner in view
+  if (fits >= MIN_STEP) return { step: Math.min(Math.round(cardW * 0.72), fits), perRow: n, rows: 1 };
   const perRowMax = Math.max(1, Math.floor((width - cardW) / MIN_STEP) + 1);
   const rows = Math.ceil(n / perRowMax);
   const perRow = Math.ceil(n / rows);
@@ -45,7 +46,11 @@ export function Hand({ cards, back, selected, onToggle, onPlay, enabled }: {
   const { step, perRow, rows } = layoutHand(cards.length, width, cardW);
   const rowStep = Math.round(cardH * 0.58);
   const lift = 16;
-  const height = (rows - 1) * rowStep + cardH + lift;
+  // a slight arc and turn on one row; rows on a phone stay straight
+  const fan = rows === 1 && cards.length > 2;
+  const mid = (cards.length - 1) / 2;
+  const arc = (i: number) => (fan ? Math.round(((i - mid) / Math.max(mid, 1)) ** 2 * 10) : 0);
+  const height = (rows - 1) * rowStep + cardH + lift + (fan ? 10 : 0);
   const used = (Math.min(perRow, cards.length) - 1) * step + cardW;
   const offset = Math.max(0, Math.floor((width - used) / 2));
   const onKey = (e: KeyboardEvent, i: number) => {
@@ -77,8 +82,9 @@ export function Hand({ cards, back, selected, onToggle, onPlay, enabled }: {
           <button type="button" key={`${c.code}-${i}`} class={`card hand-card ${picked ? "selected" : ""}`}
             data-card={c.code} data-index={i} aria-pressed={picked} aria-label={faceLabel(c.face)}
             tabIndex={i === focus ? 0 : -1} disabled={!enabled}
-            style={{ left: `${offset + col * step}px`, top: `${row * rowStep + (picked ? 0 : lift)}px`,
-              width: `${cardW}px`, height: `${cardH}px`, zIndex: i + 1 }}
+            style={{ left: `${offset + col * step}px`, top: `${row * rowStep + (picked ? 0 : lift) + arc(i)}px`,
+              width: `${cardW}px`, height: `${cardH}px`, zIndex: i + 1,
+              transform: fan ? `rotate(${((i - mid) * 1.4).toFixed(1)}deg)` : undefined, transformOrigin: "50% 100%" }}
             onClick={() => { setFocus(i); onToggle(i); }} onKeyDown={(e) => onKey(e, i)}>
             <CardSvg face={c.face} back={back} />
           </button>
