@@ -22,7 +22,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from tests.bot_support import Bots
 from tests.support import REPO, Client, ServerProcess, free_port
-from tests.web_table_support import move_cards, struct
+from tests.web_table_support import struct
 
 if TYPE_CHECKING:  # Playwright is imported at run time only where Chromium is (below)
     from playwright.sync_api import Browser, Page
@@ -216,62 +216,6 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: Page) -
     page.wait_for_selector("#role[data-seat='1']")
     assert page.url.endswith(f"#/table/{table.table_id}")
     page.wait_for_selector(".hand-card")
-
-
-# what each game's table shows at the first decision, besides the hand and the moves
-CENTRE = {"dou_dizhu": "Bidding: nobody has bid yet", "doppelkopf": "Game: Normal game",
-          "dobro": "Draw pile", "dos": "Draw pile", "sobe_e_desce": "Chooser: p"}
-
-
-@pytest.mark.parametrize("game", ["dou_dizhu", "doppelkopf", "dobro", "dos", "sobe_e_desce"])
-def test_every_game_renders_for_a_seat_and_a_spectator(
-    stack: ServerProcess, browser: Browser, game: str
-) -> None:
-    """Each game's table page: the seat sees its hand, its legal moves (cards to pick, the
-    others as buttons with words), the spectator neither; both draw the game's centre."""
-    client = Client(stack.address)
-    try:
-        info = next(g for g in client.stub.ListGames(pb.ListGamesRequest()).games if g.name == game)
-        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * info.min_players
-        table = client.create(game, seats=seats)
-        for i in range(info.min_players):
-            client.join(table.table_id, name=f"p{i}")
-        to_act = client.view(table.table_id).to_act[0]
-        token = client.tokens[to_act]
-        legal = client.view(table.table_id, to_act).legal_moves
-    finally:
-        client.close()
-    context = browser.new_context()
-    errors: list[str] = []
-    context.on("weberror", lambda e: errors.append(str(e.error)))
-    try:
-        seat_page = context.new_page()
-        seat_page.goto(stack.web_url)
-        seat_page.evaluate(
-            "([t, s, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
-            " JSON.stringify({seat: s, token: tok}))",
-            [table.table_id, to_act, token],
-        )
-        seat_page.goto(f"{stack.web_url}/#/table/{table.table_id}")
-        seat_page.wait_for_selector(".hand-card")
-        assert json.loads(seat_page.get_attribute("#table", "data-legal") or "") == list(legal)
-        buttons = [m for m in legal if move_cards(game, m) is None]
-        shown = seat_page.locator(MOVE).evaluate_all("bs => bs.map(b => b.dataset.move)")
-        assert shown == buttons
-        # words, not notation
-        assert all(seat_page.inner_text(f'{MOVE}[data-move="{m}"]') != m for m in buttons)
-        assert seat_page.locator("#play").count() == (len(buttons) < len(legal))
-        assert CENTRE[game] in seat_page.inner_text("#centre")
-        seat_page.screenshot(path=str(ARTIFACTS / f"render-{game}-seat.png"), full_page=True)
-        spectator = context.new_page()
-        spectator.goto(f"{stack.web_url}/#/table/{table.table_id}")
-        spectator.wait_for_selector("#table")
-        assert spectator.locator(".hand-card").count() == 0
-        assert spectator.locator("button.move, #play").count() == 0
-        spectator.screenshot(path=str(ARTIFACTS / f"render-{game}-spectator.png"), full_page=True)
-    finally:
-        context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 def test_a_held_seat_is_returned_to_not_joined_twice_and_can_be_left(

@@ -25,6 +25,7 @@ from tests.web_table_support import (
     deck,
     hand_in_reach,
     launch,
+    move_cards,
     no_horizontal_scroll,
     skip_without_browser,
     small_targets,
@@ -55,6 +56,9 @@ PLAYERS = {"dou_dizhu": 3, "doppelkopf": 4, "dobro": 2, "dos": 2, "sobe_e_desce"
 # who acts first with a fixed deck: the seat after the dealer (or the opener)
 FIRST = {"dou_dizhu": {"dealer": 2, "face_up": 0}, "doppelkopf": {"dealer": 3}, "dobro": {"opener": 0},
          "dos": {"dealer": 1}, "sobe_e_desce": {"dealer": 3}}
+# what the centre shows at that position, for the seat and for a spectator
+CENTRE = {"dou_dizhu": "Landlord:", "doppelkopf": "Game:", "dobro": "VALUE IN PLAY", "dos": "Draw pile:",
+          "sobe_e_desce": "Trumps:"}
 # scripted moves before the screenshot: enough to put cards on the table
 SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce": 7}
 
@@ -85,7 +89,9 @@ def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None
 
 @pytest.mark.parametrize("game", GAMES)
 def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game: str) -> None:
-    """A fixed deal, a few scripted moves: the table as seat 0 sees it, at both sizes."""
+    """A fixed deal, a few scripted moves: the table as seat 0 sees it, at both sizes: its
+    hand, its legal moves (cards to pick, the others as buttons with words, not notation); a
+    spectator's page shows neither."""
     client = Client(stack.address)
     try:
         n = PLAYERS[game]
@@ -98,6 +104,8 @@ def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game:
         for _ in range(SCRIPTED[game]):
             client.step(table.table_id, rng)
         version = client.view(table.table_id).version
+        legal = list(client.view(table.table_id, 0).legal_moves)
+        buttons = [m for m in legal if move_cards(game, m) is None]
         for viewport in ("desktop", "phone"):
             with watched_page(browser, viewport) as w:
                 sit_down(w, stack.web_url, table.table_id, 0, client.tokens[0])
@@ -108,7 +116,22 @@ def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game:
                 hand_in_reach(w.page)
                 assert not small_targets(w.page), small_targets(w.page)
                 assert w.page.locator(".seat").count() == n
+                assert CENTRE[game] in w.page.inner_text("#centre")
+                assert json.loads(w.page.get_attribute("#table", "data-legal") or "") == legal
+                shown = w.page.locator("#actions button.move").evaluate_all("bs => bs.map(b => b.dataset.move)")
+                assert sorted(shown) == sorted(buttons)
+                assert all(w.page.inner_text(f'#actions button.move[data-move="{m}"]') != m for m in buttons)
+                assert w.page.locator("#play").count() == (len(buttons) < len(legal))
                 w.check()
+        with watched_page(browser, "desktop") as w:
+            w.page.goto(f"{stack.web_url}/#/table/{table.table_id}")
+            w.page.wait_for_selector(f'#table[data-version="{version}"]')
+            w.page.wait_for_selector("text=Spectator")
+            assert w.page.locator(".hand-card, button.move, #play").count() == 0
+            assert w.page.locator(".seat").count() == n
+            assert CENTRE[game] in w.page.inner_text("#centre")
+            w.page.screenshot(path=str(ARTIFACTS / f"spectator-{game}.png"))
+            w.check()
     finally:
         client.close()
 

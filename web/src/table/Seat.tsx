@@ -39,7 +39,7 @@ export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, t
         {score !== undefined && <span class="seat-score" title="match score">{score}</span>}
       </div>
       {!mine && cardsLeft !== undefined && (
-        <div class="seat-backs" aria-label={`${cardsLeft} cards in hand`}>
+        <div class="seat-backs" aria-label={`${cardsLeft} cards in hand`} style={{ width: `${shownBacks * 7 + 72}px` }}>
           {Array.from({ length: shownBacks }, (_, i) => (
             <span class="back-card" key={i} style={{ left: `${i * 7}px` }}><CardSvg face={null} back={back} /></span>
           ))}

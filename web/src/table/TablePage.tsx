@@ -343,7 +343,8 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
           </div>
         </section>
         <section class="my-area">
-          {mine ? seatBox(me, "bottom") : (
+          {seatBox(me, "bottom")}
+          {!mine && (
             <div class="spectating">Watching. {table.seats.some((s) => s.kind === SeatKind.HUMAN && !s.occupied) && !finished
               ? <button type="button" class="small-button" id="take-seat" onClick={() => void joinTable(tableId).catch((e) => setError(errorText(e)))}>Take the open seat</button> : null}</div>
           )}
