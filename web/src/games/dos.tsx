@@ -54,6 +54,7 @@ export const dos: GameModule<DosView> = {
     const matched = new Set(g.matches.map((m) => m.rowIndex));
     return (
       <div class="centre-dos">
+        <div class="info-label">Centre row: pick the card to match, then your card(s)</div>
         <div class="dos-row" role="group" aria-label="centre row: pick the card to match">
           {row.map((c, i) => (
             <button type="button" key={`${c}-${i}`} class={`card target ${target === c ? "selected" : ""} ${matched.has(i) ? "matched" : ""}`}
