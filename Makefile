@@ -12,6 +12,7 @@ PROTOS := $(wildcard protos/croupier/v1/*.proto)
 # the web client is built where npm is (run and test skip it otherwise)
 WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
 WEB_DIST := web/dist/index.html
+WEB_SRC := $(shell find web/src -path web/src/gen -prune -o -type f -print 2>/dev/null)
 
 .PHONY: setup run-setup gen web run serve bots play test lint bench soak clean
 
@@ -40,16 +41,17 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 	touch gen/croupier/__init__.py gen/croupier/v1/__init__.py
 	touch $@
 
-# The reference browser client: TypeScript generated from protos/ by protoc-gen-es (the same
-# protoc as the Python code), type-checked and bundled by esbuild into web/dist, which the
-# server's web port serves. npm ci keeps it to the committed package-lock.json.
+# The browser client: Preact components in TypeScript over the API types generated from
+# protos/ by protoc-gen-es (the same protoc as the Python code), type-checked and bundled by
+# esbuild into web/dist with the card faces, which the server's web port serves. npm ci keeps
+# it to the committed package-lock.json.
 web: $(WEB_DIST)
 
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(WEB_DIST): $(INSTALLED) web/node_modules/.installed $(PROTOS) $(wildcard web/src/*.ts web/src/*.html web/src/*.css)
+$(WEB_DIST): $(INSTALLED) web/node_modules/.installed $(PROTOS) $(WEB_SRC)
 	rm -rf web/src/gen && mkdir -p web/src/gen
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
 		--es_out=web/src/gen --es_opt=target=ts $(PROTOS)

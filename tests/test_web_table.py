@@ -1,0 +1,326 @@
+"""The card table in real Chromium (Playwright) against a real server and bot worker, for
+every game at both sizes the client is made for (1280x800 and 390x844): a whole match played
+by clicking cards and buttons, each deal's summary checked against the server's own view of
+that deal, the final screen against the server's result; no horizontal scroll, the hand in
+reach, no console error (a missing favicon included). Screenshots of each game's table at a
+fixed position (fixed deck, scripted moves) go to test-output/browser/table-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+import pytest
+from croupier.v1 import croupier_pb2 as pb
+
+from tests.support import Client, ServerProcess
+from tests.web_table_support import (
+    ARTIFACTS,
+    GAMES,
+    Player,
+    Watched,
+    deck,
+    hand_in_reach,
+    launch,
+    move_cards,
+    no_horizontal_scroll,
+    skip_without_browser,
+    small_targets,
+    start_stack,
+    struct,
+    watched_page,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Route
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+skip_without_browser()
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# short matches: each ends on the final screen with its last deal; Dobro's second round and
+# Sobe e Desce's later deals show the deal summary dialog on the way
+MATCH: dict[str, dict[str, object]] = {
+    "dou_dizhu": {"deals": 1},
+    "doppelkopf": {"deals": 1},
+    "dobro": {"rounds": 2},
+    "dos": {"target": 1},
+    "sobe_e_desce": {"max_deals": 2},  # two deals from 20: nobody reaches 0 in the first
+}
+# the phone plays the one-deal matches (time): the deal summary dialog is tested on the desktop
+PHONE = {"dobro": {"rounds": 1}, "sobe_e_desce": {"max_deals": 1}}
+PLAYERS = {"dou_dizhu": 3, "doppelkopf": 4, "dobro": 2, "dos": 2, "sobe_e_desce": 4}
+# who acts first with a fixed deck: the seat after the dealer (or the opener)
+FIRST = {"dou_dizhu": {"dealer": 2, "face_up": 0}, "doppelkopf": {"dealer": 3}, "dobro": {"opener": 0},
+         "dos": {"dealer": 1}, "sobe_e_desce": {"dealer": 3}}
+# what the centre shows at that position, for the seat and for a spectator
+CENTRE = {"dou_dizhu": "Landlord:", "doppelkopf": "Game:", "dobro": "VALUE IN PLAY", "dos": "Draw pile:",
+          "sobe_e_desce": "Trumps:"}
+# scripted moves before the screenshot: enough to put cards on the table
+SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce": 7}
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server, bots = start_stack(tmp_path_factory.mktemp("table"))
+    yield server
+    bots.stop()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None:
+    w.page.goto(url)
+    w.page.evaluate("([t, s, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
+                    " JSON.stringify({seat: s, token: tok}))", [table_id, seat, token])
+    w.page.goto(f"{url}/#/table/{table_id}")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game: str) -> None:
+    """A fixed deal, a few scripted moves: the table as seat 0 sees it, at both sizes: its
+    hand, its legal moves (cards to pick, the others as buttons with words, not notation); a
+    spectator's page shows neither."""
+    client = Client(stack.address)
+    try:
+        n = PLAYERS[game]
+        options = {**FIRST[game], "deck": deck(game, 7, n), **MATCH[game]}
+        table = client.create(game, players=n, seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * n,
+                              options=struct(options))
+        for name in ["alice", "bob", "carol", "dave"][:n]:
+            client.join(table.table_id, name=name)
+        rng = random.Random(3)
+        for _ in range(SCRIPTED[game]):
+            client.step(table.table_id, rng)
+        version = client.view(table.table_id).version
+        legal = list(client.view(table.table_id, 0).legal_moves)
+        buttons = [m for m in legal if move_cards(game, m) is None]
+        for viewport in ("desktop", "phone"):
+            with watched_page(browser, viewport) as w:
+                sit_down(w, stack.web_url, table.table_id, 0, client.tokens[0])
+                w.page.wait_for_selector(f'#table[data-version="{version}"] .hand-card')
+                w.page.wait_for_timeout(300)  # the card faces' sprite
+                w.page.screenshot(path=str(ARTIFACTS / f"table-{game}-{viewport}.png"))
+                no_horizontal_scroll(w.page)
+                hand_in_reach(w.page)
+                assert not small_targets(w.page), small_targets(w.page)
+                assert w.page.locator(".seat").count() == n
+                assert CENTRE[game] in w.page.inner_text("#centre")
+                assert json.loads(w.page.get_attribute("#table", "data-legal") or "") == legal
+                shown = w.page.locator("#actions button.move").evaluate_all("bs => bs.map(b => b.dataset.move)")
+                assert sorted(shown) == sorted(buttons)
+                assert all(w.page.inner_text(f'#actions button.move[data-move="{m}"]') != m for m in buttons)
+                assert w.page.locator("#play").count() == (len(buttons) < len(legal))
+                w.check()
+        with watched_page(browser, "desktop") as w:
+            w.page.goto(f"{stack.web_url}/#/table/{table.table_id}")
+            w.page.wait_for_selector(f'#table[data-version="{version}"]')
+            w.page.wait_for_selector("text=Spectator")
+            assert w.page.locator(".hand-card, button.move, #play").count() == 0
+            assert w.page.locator(".seat").count() == n
+            assert CENTRE[game] in w.page.inner_text("#centre")
+            w.page.screenshot(path=str(ARTIFACTS / f"spectator-{game}.png"))
+            w.check()
+    finally:
+        client.close()
+
+
+def create_in_lobby(w: Watched, url: str, game: str, options: Mapping[str, object], viewport: str) -> str:
+    page = w.page
+    page.goto(url)
+    page.fill("#name", "alice")
+    page.select_option("#game", game)
+    if page.locator("select#players").count():
+        page.select_option("#players", str(PLAYERS[game]))
+    for i in range(1, PLAYERS[game]):
+        page.select_option(f"#seat-{i}", "random")  # quick bots: the test is about the page
+    for name, value in options.items():
+        if not page.locator(f"#option-{name}").is_visible():
+            page.click("#advanced summary")  # the option is one of the folded ones
+        page.fill(f"#option-{name}", str(value))
+    no_horizontal_scroll(page)
+    page.screenshot(path=str(ARTIFACTS / f"lobby-{game}-{viewport}.png"), full_page=True)
+    page.click("#create-button")
+    page.wait_for_url("**/#/table/*")
+    page.wait_for_selector("#role[data-seat='0']")
+    page.wait_for_selector(".hand-card")
+    return page.url.rsplit("/", 1)[1]
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+@pytest.mark.parametrize("game", GAMES)
+def test_a_whole_match_by_clicking(stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
+    with watched_page(browser, viewport) as w:
+        options = PHONE.get(game, MATCH[game]) if viewport == "phone" else MATCH[game]
+        table_id = create_in_lobby(w, stack.web_url, game, options, viewport)
+        no_horizontal_scroll(w.page)
+        hand_in_reach(w.page)
+        client = Client(stack.address)
+        try:
+            player = Player(w.page, client, table_id, game, seed=len(game) + len(viewport),
+                            shots=f"{game}-{viewport}")
+            player.play()
+            result = client.view(table_id).result
+            assert result.finished
+            final = w.page.locator("#game-over .final")
+            assert json.loads(final.get_attribute("data-totals") or "") == list(result.totals)
+            assert json.loads(final.get_attribute("data-winners") or "") == list(result.winners)
+            assert player.clicks > 0 and player.summaries >= 1
+            if game in ("dobro", "sobe_e_desce") and viewport == "desktop":
+                assert player.summaries >= 2  # a dialog between deals, then the final screen
+            if game == "doppelkopf":
+                assert player.out_of_turn == 1
+            no_horizontal_scroll(w.page)
+            w.page.screenshot(path=str(ARTIFACTS / f"over-{game}-{viewport}.png"))
+        finally:
+            client.close()
+        w.check()
+
+
+def test_a_move_refused_because_another_seat_moved_first(stack: ServerProcess, browser: Browser) -> None:
+    """The page's move reaches the server after another seat's: ABORTED. Still legal and the
+    seat's turn unchanged: the page sends it again at the new version and it is played. No
+    longer legal: the page says so and shows the table as it now is, sending nothing more."""
+    client = Client(stack.address)
+    try:
+        table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
+                              options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 11)}))
+        tid = table.table_id
+        for name in ("alice", "bob", "carol", "dave"):
+            client.join(tid, name=name)
+        for seat in range(4):
+            client.move(tid, seat, "healthy")
+        sent: list[str] = []
+
+        def first_comes_another(route: Route, call: list[Callable[[], object]]) -> None:
+            if not sent:  # the first try only: the others go through as they are
+                call[0]()
+            sent.append(route.request.url)
+            route.continue_()
+
+        with watched_page(browser, "desktop") as w:
+            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            w.page.wait_for_selector("#play")
+
+            # 1. seat 1 announces while seat 0's card is on its way
+            announce = next(m for m in client.view(tid, 1).legal_moves if m.startswith(("re", "kontra")))
+            other: list[Callable[[], object]] = [lambda: client.move(tid, 1, announce)]
+            w.page.route("**/SubmitMove", lambda r: first_comes_another(r, other))
+            card = next(m for m in client.view(tid, 0).legal_moves if len(m) == 2)
+            w.page.locator(f'.hand-card[data-card="{card}"]').first.click()
+            w.page.click("#play")
+            w.page.wait_for_function("() => document.querySelectorAll('.hand-card').length === 11")
+            assert len(sent) == 2
+            assert client.view(tid).view.doppelkopf.trick.cards == card
+            assert w.page.locator("#notice").count() == 0
+            w.page.unroute("**/SubmitMove")
+            # 2. seat 0's own other device says "no announcement" first: the page's announcement
+            # is no longer legal (same seat and same move would be a retry, answered as one)
+            sent.clear()
+            mine = next(m for m in client.view(tid, 0).legal_moves if m.startswith(("re", "kontra")))
+            w.page.wait_for_selector(f'button.out-of-turn[data-move="{mine}"]')
+            other[0] = lambda: client.move(tid, 0, "pass")
+            w.page.route("**/SubmitMove", lambda r: first_comes_another(r, other))
+            version = client.view(tid).version
+            w.page.click(f'button.out-of-turn[data-move="{mine}"]')
+            w.page.wait_for_selector("#notice")
+            assert len(sent) == 1
+            assert "moved first" in w.page.inner_text("#notice")
+            w.page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
+            assert w.page.locator("button.out-of-turn").count() == 0
+            assert not any(a.seat == 0 and a.move == mine for a in client.view(tid).view.doppelkopf.announcements)
+            w.check_errors_but(["409", "Conflict", "ABORTED", "aborted"])
+    finally:
+        client.close()
+
+
+def test_keyboard_play_card_labels_and_the_turn_timer_ring(stack: ServerProcess, browser: Browser) -> None:
+    """Arrows move along the hand, Space picks, Enter plays; every card says what it is; the
+    seat on turn of a table with a turn timer shows its ring."""
+    client = Client(stack.address)
+    try:
+        table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
+                              options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 5),
+                                              "turn_seconds": 120}))
+        tid = table.table_id
+        for name in ("alice", "bob", "carol", "dave"):
+            client.join(tid, name=name)
+        for seat in range(4):
+            client.move(tid, seat, "healthy")
+        with watched_page(browser, "desktop") as w:
+            page = w.page
+            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            page.wait_for_selector("#play")
+            labels = page.locator(".hand-card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+            assert len(labels) == 12 and all(" of " in label for label in labels)
+            assert page.locator('.seat.to-act[data-seat="0"] .timer-ring').count() == 1
+            legal = client.view(tid, 0).legal_moves
+            codes = page.locator(".hand-card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+            at = next(i for i, c in enumerate(codes) if c in legal)
+            page.locator(".hand-card").first.focus()
+            for _ in range(at):
+                page.keyboard.press("ArrowRight")
+            page.keyboard.press("Space")
+            assert page.locator(".hand-card.selected").count() == 1
+            page.keyboard.press("Enter")
+            page.wait_for_function("() => document.querySelectorAll('.hand-card').length === 11")
+            assert client.view(tid).view.doppelkopf.trick.cards == codes[at]
+            # the ring moves on with the turn
+            page.wait_for_selector('.seat.to-act[data-seat="1"] .timer-ring')
+            w.check()
+    finally:
+        client.close()
+
+
+def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
+    stack: ServerProcess, browser: Browser
+) -> None:
+    """Dobro's opener picks a 2 and a 5: no move, the page says why and sends nothing. A lone
+    joker is a move for every value it may stand for: the page asks which, and plays that one."""
+    cards = deck("dobro", 9, 2).split()
+    for c in ("5", "2", "J"):
+        cards.remove(c)
+        cards.insert(0, c)
+    client = Client(stack.address)
+    try:
+        table = client.create("dobro", players=2, seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2,
+                              options=struct({"rounds": 1, "opener": 0, "deck": " ".join(cards)}))
+        tid = table.table_id
+        for name in ("alice", "bob"):
+            client.join(tid, name=name)
+        version = client.view(tid).version
+        with watched_page(browser, "phone") as w:
+            page = w.page
+            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            page.wait_for_selector("#play")
+            page.locator('.hand-card[data-card="2"]').first.click()
+            page.locator('.hand-card[data-card="5"]').first.click()
+            page.click("#play")
+            assert "not a legal play" in page.inner_text("#notice")
+            assert client.view(tid).version == version  # nothing was sent
+            page.click("#clear")
+            page.locator('.hand-card[data-card="J"]').first.click()
+            page.click("#play")
+            page.wait_for_selector("#choice")
+            offered = page.locator("#choice button.choice").evaluate_all("bs => bs.map(b => b.dataset.move)")
+            assert set(offered) == {m for m in client.view(tid, 0).legal_moves if m.startswith("J:")}
+            assert len(offered) > 1
+            assert page.inner_text('#choice button[data-move="J:7"]') == "Joker as 7"
+            page.screenshot(path=str(ARTIFACTS / "choice-dobro-phone.png"))
+            page.click('#choice button[data-move="J:7"]')
+            page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
+            assert client.view(tid).view.dobro.auction[-1].move == "J:7"
+            w.check()
+    finally:
+        client.close()

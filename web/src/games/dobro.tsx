@@ -1,0 +1,112 @@
+// Dobro: the auction pile and the value in play in the centre, the direction of play, every
+// seat's score pile as a count, the Oubli card where it is.
+import type { Face } from "../cards/faces";
+import { CardRow, CentreLine, Info } from "../table/bits";
+import type { GameView } from "../gen/croupier/v1/croupier_pb";
+import type { DobroView } from "../gen/croupier/v1/dobro_pb";
+import { sumSheet } from "./douDizhu";
+import type { GameModule, SeatNote } from "./types";
+
+const face = (code: string): Face => ({ kind: "dobro", value: code });
+const ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "J", "S", "R"];
+
+/** The hand cards a move plays: "66" two 6s, "J:10" a joker, "skip" the skip card. */
+export function dobroCards(m: string): string[] | null {
+  if (m === "skip") return ["S"];
+  if (m === "reverse") return ["R"];
+  if (m.startsWith("JJ:")) return ["J", "J"];
+  if (m.startsWith("J:")) return ["J"];
+  if (m.startsWith("J+")) return ["J", m.slice(2)];
+  if (/^\d+$/.test(m)) {
+    const v = Number(m);
+    if (v >= 2 && v <= 12) return [m];
+    const half = m.slice(0, m.length / 2);
+    return [half, half];
+  }
+  return null;
+}
+
+function label(m: string, names: string[]): string {
+  if (m === "pass") return "Pass (take the auction)";
+  if (m === "draw") return "Draw";
+  if (m === "end") return "End my turn";
+  if (m.startsWith("call ")) return `Call ${names[Number(m.slice(5))] ?? m.slice(5)}'s forgetting`;
+  if (m === "skip") return "Skip";
+  if (m === "reverse") return "Reverse";
+  if (m.startsWith("JJ:")) return `Two jokers as ${m.slice(3)}s (${2 * Number(m.slice(3))})`;
+  if (m.startsWith("J:")) return `Joker as ${m.slice(2)}`;
+  if (m.startsWith("J+")) return `Joker with a ${m.slice(2)}: pair of ${m.slice(2)}s (${2 * Number(m.slice(2))})`;
+  const cards = dobroCards(m);
+  if (cards && cards.length === 2) return `Pair of ${cards[0]}s (${2 * Number(cards[0])})`;
+  return `Play ${m}`;
+}
+
+export const dobro: GameModule<DobroView> = {
+  name: "dobro",
+  back: "dobro",
+  clockwise: true,
+  unwrap: (v: GameView | undefined) => (v?.game.case === "dobro" ? v.game.value : undefined),
+  hand: (g) => g.hand.split(" ").filter(Boolean).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))
+    .map((c) => ({ code: c, face: face(c) })),
+  face,
+  handSizes: (g) => g.handSizes,
+  plan: (m) => {
+    const c = dobroCards(m);
+    return c ? { cards: c } : null;
+  },
+  label: (m, _g, names) => label(m, names),
+  outOfTurn: (m) => m.startsWith("call "),
+  seat: (g, seat) => {
+    const note: SeatNote = { badges: [] };
+    if (g.oubli === seat) note.badges!.push("Oubli card (+1)");
+    if (g.forgetters.includes(seat)) note.badges!.push("Forgot to draw");
+    if (seat === g.roundOpener) note.badges!.push("Opened the round");
+    const mine = g.auction.filter((a) => a.seat === seat).pop();
+    if (mine) {
+      const cards = dobroCards(mine.move);
+      if (cards) note.played = cards;
+      else note.text = mine.move;
+    }
+    const pile = (g.collected[seat] ?? "").split(" ").filter(Boolean).length;
+    note.text = `${note.text ? note.text + " · " : ""}${pile} collected`;
+    return note;
+  },
+  Centre: ({ g, names }) => (
+    <div class="centre-dobro">
+      <div class="big-value" aria-label={`value in play ${g.value}`}>
+        <span class="big-number">{g.value || "—"}</span>
+        <span class="big-caption">value in play · {g.direction > 0 ? "↻ clockwise" : "↺ reversed"}</span>
+      </div>
+      <Info label="Auction">
+        {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back="dobro" small cls="auction" />
+          : <span class="muted">empty: {g.turn >= 0 ? names[g.turn] : "nobody"} opens</span>}
+      </Info>
+      {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}
+      <CentreLine label="Draw pile">{`${g.drawPile} cards${g.setAside ? ` · ${g.setAside} set aside` : ""}`}
+        {g.manualDraw ? ` · Oubli card: ${g.oubli >= 0 ? names[g.oubli] : "in the centre"}` : ""}</CentreLine>
+    </div>
+  ),
+  playLabel: () => "Play",
+  hint: (g) => (g.value ? `Play more than ${g.value} (or exactly ${g.value} for a Dobro), a special card, or pass.` : ""),
+  deals: (g) => g.history.length,
+  summary: (g, deal, names) => {
+    const h = g.history[deal];
+    if (!h) return null;
+    const ranking = names.map((n, i) => ({ n, c: h.collected[i], p: h.points[i] })).sort((a, b) => a.p - b.p);
+    return {
+      title: `Round ${deal + 1} over`,
+      lines: [`${names[h.ender]} played the last card.`,
+        ...ranking.map((r) => `${r.n}: ${r.c} cards collected, ${r.p} penalty point${r.p === 1 ? "" : "s"}`),
+        h.oubli >= 0 ? `${names[h.oubli]} held the Oubli card: +1.` : "Nobody held the Oubli card.",
+        "Fewest cards collected ranks first; rank r scores r points."],
+      scores: h.points,
+      scoreLabel: "penalty points",
+    };
+  },
+  sheet: (g, names) => sumSheet(names, g.history.map((h) => h.points), "Round"),
+  // Result.totals are the penalty points negated (higher is better for every client)
+  seatScore: (g, seat) => `${Number(g.totals[seat] ?? 0)} pts`,
+  finalLabel: "penalty points (lowest wins)",
+  finalScore: (_g, total) => String(-total),
+  progress: (g) => `Round ${Math.min(g.round + 1, g.rounds)} of ${g.rounds} · lowest total wins`,
+};

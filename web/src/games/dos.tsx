@@ -1,0 +1,94 @@
+// Dos: the centre row in colour, each card a target to pick before the hand cards that match
+// it; the Dos call and the catch as always-on buttons.
+import type { Face } from "../cards/faces";
+import { faceLabel } from "../cards/faces";
+import { CardSvg } from "../cards/Card";
+import { CentreLine } from "../table/bits";
+import type { GameView } from "../gen/croupier/v1/croupier_pb";
+import type { DosView } from "../gen/croupier/v1/dos_pb";
+import { sumSheet } from "./douDizhu";
+import type { GameModule, SeatNote } from "./types";
+
+function face(code: string): Face {
+  if (code === "w2") return { kind: "dos", colour: "w", value: "2" };
+  return { kind: "dos", colour: code[0] as "b" | "g" | "r" | "y", value: code.slice(1) };
+}
+const words = (code: string) => faceLabel(face(code));
+
+function plan(m: string): { cards: string[]; target?: string } | null {
+  const on = m.match(/^(\S+) on (\S+)$/);
+  if (on) return { cards: on[1].split("+"), target: on[2] };
+  const add = m.match(/^add (\S+)$/);
+  if (add) return { cards: [add[1]] };
+  return null;
+}
+
+function label(m: string): string {
+  const p = plan(m);
+  if (p && p.target) return `${p.cards.map(words).join(" + ")} on ${words(p.target)}`;
+  if (p) return `Add ${words(p.cards[0])} to the row`;
+  return { draw: "Draw a card", end: "End my turn", "end dos": "End my turn, calling “Dos!”", dos: "Call “Dos!”",
+    catch: "Catch! (no “Dos” called)" }[m] ?? m;
+}
+
+export const dos: GameModule<DosView> = {
+  name: "dos",
+  back: "dos",
+  clockwise: true,
+  unwrap: (v: GameView | undefined) => (v?.game.case === "dos" ? v.game.value : undefined),
+  hand: (g) => g.hand.split(" ").filter(Boolean).map((c) => ({ code: c, face: face(c) })),
+  face,
+  handSizes: (g) => g.handSizes,
+  plan,
+  label,
+  outOfTurn: (m) => m === "dos" || m === "catch",
+  seat: (g, seat) => {
+    const note: SeatNote = { badges: [] };
+    if (seat === g.dealer) note.badges!.push("Dealer");
+    if (seat === g.dosWindow) note.badges!.push("Two cards, no “Dos”!");
+    if (seat === g.current && g.drew) note.text = "drew a card";
+    return note;
+  },
+  Centre: ({ g, target, onTarget }) => {
+    const row = g.row.split(" ").filter(Boolean);
+    const matched = new Set(g.matches.map((m) => m.rowIndex));
+    return (
+      <div class="centre-dos">
+        <div class="info-label">Centre row: pick the card to match, then your card(s)</div>
+        <div class="dos-row" role="group" aria-label="centre row: pick the card to match">
+          {row.map((c, i) => (
+            <button type="button" key={`${c}-${i}`} class={`card target ${target === c ? "selected" : ""} ${matched.has(i) ? "matched" : ""}`}
+              data-target={c} aria-pressed={target === c} aria-label={`centre card ${words(c)}`}
+              onClick={() => onTarget(target === c ? undefined : c)}>
+              <CardSvg face={face(c)} back="dos" />
+            </button>
+          ))}
+        </div>
+        {g.matches.length > 0 && (
+          <CentreLine label="Matched this turn">{g.matches.map((m) => `${m.cards.split("+").map(words).join(" + ")} on ${words(m.target)}`).join(" · ")}</CentreLine>
+        )}
+        {g.bonusOwed > 0 && <CentreLine label="Colour bonus">{`add ${g.bonusOwed} card${g.bonusOwed > 1 ? "s" : ""} to the row`}</CentreLine>}
+        <CentreLine label="Draw pile">{`${g.drawPile} cards · ${g.discards.split(" ").filter(Boolean).length} discarded`}</CentreLine>
+      </div>
+    );
+  },
+  playLabel: () => "Play",
+  hint: () => "Match a centre card: the same number with one card, or two cards adding up to it.",
+  deals: (g) => g.history.length,
+  summary: (g, deal, names) => {
+    const h = g.history[deal];
+    if (!h) return null;
+    const scores = names.map((_, i) => (i === h.winner ? Number(h.points) : 0));
+    return {
+      title: `${names[h.winner]} wins round ${deal + 1}`,
+      lines: [h.blocked ? `The round hit the turn limit: ${names[h.winner]} had the lowest hand.` : `${names[h.winner]} went out.`,
+        ...names.map((n, i) => (i === h.winner ? "" : `${n}'s hand: ${h.handPoints[i] ?? 0} points`)).filter(Boolean),
+        `${names[h.winner]} scores ${h.points} (1–10 face value, wild DOS 20, wild # 40).`],
+      scores,
+      scoreLabel: "points",
+    };
+  },
+  sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), "Round"),
+  finalLabel: "points (first to the target wins)",
+  progress: (g) => `Round ${g.round + 1} · first to ${g.target} points`,
+};

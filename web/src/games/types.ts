@@ -1,0 +1,70 @@
+// What the generic table asks of a game. The table knows no game: every rule of notation,
+// card order, centre and score lives in one module per game (games/*.tsx).
+import type { ComponentChildren } from "preact";
+import type { Back, Face } from "../cards/faces";
+import type { GameView, TableView } from "../gen/croupier/v1/croupier_pb";
+
+/** A card in a hand: its code in the game's notation, and how it looks. */
+export interface HandCard { code: string; face: Face }
+
+/** What a move takes from the table: cards from the hand and, in Dos, a centre card. */
+export interface Plan { cards: string[]; target?: string }
+
+/** What the table shows at one seat besides its name and hand size. */
+export interface SeatNote {
+  played?: string[];     // the cards it last played, in front of it
+  text?: string;         // "Pass", "bid 2", "plays" ...
+  badges?: string[];     // Re, Kontra, no 90, Landlord, dealer ...
+}
+
+export interface CentreProps<G> {
+  g: G;
+  view: TableView;
+  names: string[];
+  target: string | undefined;          // the centre card picked (Dos)
+  onTarget: (code: string | undefined) => void;
+}
+
+/** One finished deal as the rulebook counts it. */
+export interface DealSummary {
+  title: string;
+  lines: string[];          // how the score came about
+  scores: number[];         // per seat, as the game's view counts them
+  scoreLabel: string;       // what those numbers are ("points", "penalty points"...)
+}
+
+export interface ScoreSheet { header: string[]; rows: string[][]; totals?: string[] }
+
+export interface GameModule<G = unknown> {
+  name: string;
+  back: Back;
+  /** play goes to the left of the player (true) or to the right (Dou Dizhu's apps) */
+  clockwise: boolean;
+  unwrap(v: GameView | undefined): G | undefined;
+  hand(g: G): HandCard[];
+  face(code: string): Face;
+  handSizes(g: G): number[];
+  /** null: a move made with a button, not with cards */
+  plan(move: string, g: G): Plan | null;
+  /** the move in words, for buttons, choices and the log */
+  label(move: string, g: G, names: string[]): string;
+  /** moves that may be made whoever's turn it is: always-on buttons */
+  outOfTurn(move: string, g: G): boolean;
+  seat(g: G, seat: number, names: string[]): SeatNote;
+  Centre(props: CentreProps<G>): ComponentChildren;
+  /** the word on the play button (Sobe e Desce's exchange) */
+  playLabel(g: G): string;
+  /** why a selection is no move, where the game can say more than "not legal" */
+  hint(g: G): string;
+  /** finished deals so far, and the summary of one of them */
+  deals(g: G): number;
+  summary(g: G, deal: number, names: string[]): DealSummary | null;
+  sheet(g: G, names: string[]): ScoreSheet;
+  /** the score shown at each seat, where Result.totals is not what players count */
+  seatScore?(g: G, seat: number): string;
+  /** the final screen's column: what Result.totals means in this game, shown as the game counts */
+  finalLabel?: string;
+  finalScore?(g: G, total: number, seat: number): string;
+  /** one line for the header: "Deal 2 of 4", "Round 1 of 3" */
+  progress(g: G): string;
+}

@@ -1,0 +1,146 @@
+// The new-table form: the game, the player count (reset to the game's own on every change of
+// game), who sits where (you, an open seat, a bot level), and the game's options with words
+// and their documentation; fixed decks and the like stay under "Advanced".
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { api, errorText, joinTable } from "../api";
+import { SeatKind, type GameInfo } from "../gen/croupier/v1/croupier_pb";
+import { BOT_LEVELS, DEFAULT_BOT, optionLabel } from "./labels";
+
+interface Spec { name: string; type: string; default?: JsonValue; doc?: string }
+
+function OptionField({ game, spec, value, onChange }: {
+  game: string; spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
+}): JSX.Element {
+  const { label } = optionLabel(game, spec.name);
+  const id = `option-${spec.name}`;
+  const help = spec.doc ? <small class="option-doc" id={`${id}-doc`}>{spec.doc}</small> : null;
+  if (spec.type === "bool") {
+    return (
+      <div class="option bool">
+        <label><input type="checkbox" id={id} data-option={spec.name} checked={value === true}
+          aria-describedby={`${id}-doc`} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} /> {label}</label>
+        {help}
+      </div>
+    );
+  }
+  return (
+    <div class="option">
+      <label for={id}>{label}</label>
+      <input id={id} data-option={spec.name} type={spec.type === "int" ? "number" : "text"} inputMode={spec.type === "int" ? "numeric" : undefined}
+        value={value === undefined || value === null ? "" : String(value)} aria-describedby={`${id}-doc`}
+        onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
+      {help}
+    </div>
+  );
+}
+
+export function CreateForm({ games, onError, infoJson }: {
+  games: GameInfo[]; onError: (e: string) => void; infoJson: (g: GameInfo) => JsonObject;
+}): JSX.Element {
+  const [gameName, setGameName] = useState(games[0].name);
+  const game = games.find((g) => g.name === gameName) ?? games[0];
+  const specs = ((infoJson(game).options as JsonObject[] | undefined) ?? []) as unknown as Spec[];
+  const [players, setPlayers] = useState(game.minPlayers);
+  const [seats, setSeats] = useState<string[]>(() => seatDefaults(game.minPlayers));
+  const [values, setValues] = useState<Record<string, JsonValue>>({});
+  const [turnSeconds, setTurnSeconds] = useState("0");
+  const [busy, setBusy] = useState(false);
+
+  const pickGame = (name: string) => {
+    const g = games.find((x) => x.name === name)!;
+    setGameName(name);
+    setPlayers(g.minPlayers);
+    setSeats(seatDefaults(g.minPlayers));
+    setValues({});
+  };
+  const pickPlayers = (n: number) => {
+    setPlayers(n);
+    setSeats((s) => Array.from({ length: n }, (_, i) => s[i] ?? (i === 0 ? "you" : DEFAULT_BOT)));
+  };
+  const value = (s: Spec) => (s.name in values ? values[s.name] : s.default);
+
+  const create = async (watch: boolean) => {
+    const options: JsonObject = {};
+    for (const s of specs) {
+      if (!(s.name in values)) continue;
+      const v = values[s.name];
+      if (s.type === "int") options[s.name] = Number(v);
+      else if (s.type === "bool") options[s.name] = v === true;
+      else if (v !== "") options[s.name] = v;
+    }
+    if (Number(turnSeconds) > 0) options.turn_seconds = Number(turnSeconds);
+    const seatSpecs = seats.map((s) => (s === "you" && !watch) || s === "open"
+      ? { kind: SeatKind.HUMAN } : { kind: SeatKind.BOT, botLevel: s === "you" ? DEFAULT_BOT : s });
+    setBusy(true);
+    try {
+      const table = await api.createTable({ game: game.name, players, seats: seatSpecs, options });
+      if (watch) location.hash = `#/table/${table.tableId}`;
+      else await joinTable(table.tableId, seats.indexOf("you") >= 0 ? seats.indexOf("you") : undefined);
+    } catch (err) {
+      onError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const main = specs.filter((s) => !optionLabel(game.name, s.name).advanced);
+  const advanced = specs.filter((s) => optionLabel(game.name, s.name).advanced);
+  return (
+    <form id="create" class="create-form" onSubmit={(e) => { e.preventDefault(); void create(false); }}>
+      <div class="form-row">
+        <label for="game">Game</label>
+        <select id="game" value={gameName} onChange={(e) => pickGame((e.target as HTMLSelectElement).value)}>
+          {games.map((g) => <option key={g.name} value={g.name}>{g.title}</option>)}
+        </select>
+      </div>
+      <div class="form-row">
+        <label for="players">Players</label>
+        {game.minPlayers === game.maxPlayers ? <span id="players" data-value={players}>{players}</span> : (
+          <select id="players" value={String(players)} onChange={(e) => pickPlayers(Number((e.target as HTMLSelectElement).value))}>
+            {Array.from({ length: game.maxPlayers - game.minPlayers + 1 }, (_, i) => game.minPlayers + i)
+              .map((n) => <option key={n} value={String(n)}>{n}</option>)}
+          </select>
+        )}
+      </div>
+      <fieldset id="seats" class="seats-field">
+        <legend>Seats</legend>
+        {seats.map((s, i) => (
+          <label key={`${gameName}-${i}`} class="seat-choice">Seat {i + 1}
+            <select class="seat-kind" id={`seat-${i}`} data-seat={i} value={s}
+              onChange={(e) => setSeats(seats.map((x, k) => (k === i ? (e.target as HTMLSelectElement).value : x)))}>
+              <option value="you">You</option>
+              <option value="open">Another person (open seat)</option>
+              {BOT_LEVELS.map(([l, words]) => <option key={l} value={l}>Bot: {words}</option>)}
+            </select>
+          </label>
+        ))}
+      </fieldset>
+      <div id="options" class="options">
+        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} game={game.name} spec={s} value={value(s)}
+          onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
+      </div>
+      <details id="advanced">
+        <summary>Advanced</summary>
+        <div class="options">
+          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} game={game.name} spec={s} value={value(s)}
+            onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
+          <div class="option">
+            <label for="option-turn_seconds">Turn timer in seconds (0: none)</label>
+            <input id="option-turn_seconds" type="number" value={turnSeconds} onInput={(e) => setTurnSeconds((e.target as HTMLInputElement).value)} />
+            <small class="option-doc">A seat that lets its time run out has the server play for it.</small>
+          </div>
+        </div>
+      </details>
+      <div class="action-row">
+        <button type="submit" id="create-button" class="primary" disabled={busy}>Create and sit down</button>
+        <button type="button" id="create-watch" class="secondary" disabled={busy} onClick={() => void create(true)}>Create with bots only and watch</button>
+      </div>
+    </form>
+  );
+}
+
+function seatDefaults(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => (i === 0 ? "you" : DEFAULT_BOT));
+}

@@ -1,0 +1,447 @@
+// A table page: follows the table's event stream (resuming after a drop, with backoff), keeps
+// every view it was sent so the game can be stepped through afterwards, and plays the seat
+// this tab holds. A move refused because another seat moved first is sent again at the new
+// version if it is still legal and the seat's turn has not changed; otherwise the table is
+// redrawn as it now is.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { JSX } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, auth, errorText, forgetSeat, joinTable, tokenFor, type Held } from "../api";
+import { GAMES } from "../games";
+import type { GameModule } from "../games/types";
+import { EndReason, EventKind, SeatKind, TableStatus, type Table, type TableEvent, type TableView } from "../gen/croupier/v1/croupier_pb";
+import { GameOver } from "./GameOver";
+import { ChoiceDialog, DealSummaryDialog, SheetTable } from "./Dialogs";
+import { Hand } from "./Hand";
+import { matchSelection } from "./select";
+import { Seat, type Timer } from "./Seat";
+import { CardRow } from "./bits";
+
+interface LogLine { version: bigint; kind: EventKind; seat: number; text: string; auto: boolean }
+
+export function seatNames(t: Table | undefined, mine: number | undefined): string[] {
+  const raw = (t?.seats ?? []).map((s, i) => s.name || (s.occupied ? `Seat ${i + 1}` : `Seat ${i + 1} (open)`));
+  // two bots of one level share a name: the seat number tells them apart
+  const twice = (n: string) => raw.filter((x) => x === n).length > 1;
+  return raw.map((n, i) => (i === mine ? `${n} (you)` : twice(n) ? `${n} ${i + 1}` : n));
+}
+
+function positions(n: number, clockwise: boolean): string[] {
+  const around: Record<number, string[]> = {
+    2: ["top"], 3: ["left", "right"], 4: ["left", "top", "right"], 5: ["left", "top", "top", "right"],
+    6: ["left", "top", "top", "top", "right"],
+  };
+  const rest = around[n] ?? Array.from({ length: n - 1 }, () => "top");
+  return ["bottom", ...(clockwise ? rest : [...rest].reverse())];
+}
+
+function logLine(e: TableEvent, game: GameModule<any> | undefined): LogLine {
+  const names = seatNames(e.view?.table, e.view?.seat);
+  const who = e.seat >= 0 ? names[e.seat] ?? `Seat ${e.seat + 1}` : "";
+  let text: string;
+  if (e.kind === EventKind.MOVE) {
+    const g = game?.unwrap(e.view?.view);
+    const words = game && g !== undefined ? game.label(e.move, g, names) : e.move;
+    text = `${who}: ${words}${e.auto ? " (played by the server: time ran out)" : ""}`;
+  } else {
+    const kinds: Record<number, string> = { [EventKind.CREATED]: "Table created", [EventKind.JOINED]: `${who} sat down`,
+      [EventKind.LEFT]: `${who} left`, [EventKind.END]: e.endReason === EndReason.ABANDONED ? "Closed as abandoned: nobody came back" : "The match is over", [EventKind.SEATS_OPENED]: "Bots took the open seats" };
+    text = kinds[e.kind] ?? "event";
+  }
+  return { version: e.version, kind: e.kind, seat: e.seat, text, auto: e.auto };
+}
+
+const KIND_CLASS: Record<number, string> = { [EventKind.MOVE]: "move", [EventKind.END]: "end", [EventKind.JOINED]: "joined",
+  [EventKind.LEFT]: "left", [EventKind.CREATED]: "created", [EventKind.SEATS_OPENED]: "seats_opened" };
+
+/** The rule of bots/resend.py, the one every client of ours follows (docs/frontends.md): a move
+ * refused ABORTED is sent again only while it is still legal and the same seats are to act. */
+const stillStands = (move: string, sentAt: TableView, fresh: TableView): boolean =>
+  fresh.version > sentAt.version &&
+  fresh.legalMoves.includes(move) &&
+  [...fresh.onTurn].sort().join() === [...sentAt.onTurn].sort().join();
+
+export function TablePage({ tableId }: { tableId: string }): JSX.Element {
+  const [mine, setMine] = useState<Held | null>(() => tokenFor(tableId));
+  const [live, setLive] = useState<TableView>();
+  const past = useRef<TableView[]>([]);
+  const [log, setLog] = useState<LogLine[]>([]);
+  const [pinned, setPinned] = useState(-1);
+  const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [target, setTarget] = useState<string>();
+  const [choice, setChoice] = useState<string[] | null>(null);
+  const [summaries, setSummaries] = useState<{ deal: number; view: TableView }[]>([]);
+  const [panel, setPanel] = useState<"" | "log" | "scores">("");
+  const [busy, setBusy] = useState(false);
+  const [overOpen, setOverOpen] = useState(true);
+  const [lastEventAt, setLastEventAt] = useState(Date.now());
+  const shown = useRef(-1n);
+  const mineRef = useRef(mine);
+  mineRef.current = mine;
+
+  const show = (v: TableView | undefined) => {
+    if (!v || v.version < shown.current) return;
+    shown.current = v.version;
+    setLive(v);
+  };
+  const refresh = async () => {
+    try {
+      show(await api.getView({ tableId }, auth(mineRef.current?.token)));
+    } catch {
+      // the stream's own retries report a lost server
+    }
+  };
+
+  useEffect(() => {
+    const abort = new AbortController();
+    let last = 0n;
+    let liveFrom: bigint | undefined; // events after this version arrived while the page was open
+    let delay = 1000;
+    let failed = false;
+    const run = async () => {
+      try {
+        const first = await api.getView({ tableId }, auth(mineRef.current?.token));
+        liveFrom = first.version;
+        show(first);
+      } catch {
+        liveFrom = 0n;
+      }
+      while (!abort.signal.aborted) {
+        try {
+          for await (const event of api.streamTable({ tableId, fromVersion: last },
+            { ...auth(mineRef.current?.token), signal: abort.signal })) {
+            if (failed) {
+              setError("");
+              failed = false;
+            }
+            delay = 1000;
+            last = event.version;
+            const game = GAMES[event.view?.table?.game ?? ""];
+            if (event.view) past.current.push(event.view);
+            setLog((l) => [...l, logLine(event, game)]);
+            setLastEventAt(Date.now());
+            show(event.view);
+            if (event.dealOver && event.view && liveFrom !== undefined && event.version > liveFrom && !event.view.result?.finished) {
+              const g = game?.unwrap(event.view.view);
+              if (game && g !== undefined) {
+                const deal = game.deals(g) - 1;
+                setSummaries((s) => [...s, { deal, view: event.view! }]);
+              }
+            }
+            if (event.kind === EventKind.END) return;
+          }
+          return;
+        } catch (err) {
+          if (abort.signal.aborted) return;
+          setError(errorText(err));
+          failed = true;
+          if (err instanceof ConnectError) {
+            if (err.code === Code.PermissionDenied && mineRef.current) {
+              // the token no longer holds a seat here (given up, or taken over): watch instead
+              forgetSeat(tableId);
+              mineRef.current = null;
+              setMine(null);
+              continue;
+            }
+            if ([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code)) return;
+            if (err.code === Code.InvalidArgument) {
+              last = 0n; // asked to resume past the table's version: replay it from the start
+              shown.current = -1n;
+              past.current = [];
+              setLog([]);
+              setPinned(-1);
+            }
+          }
+        }
+        await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
+        delay = Math.min(delay * 2, 30_000);
+      }
+    };
+    void run();
+    return () => abort.abort();
+  }, [tableId]);
+
+  const isLive = pinned < 0;
+  const v = isLive ? live : past.current[pinned];
+  const table = v?.table;
+  const game = GAMES[table?.game ?? ""];
+  const g = game?.unwrap(v?.view);
+  const seat = mine && v?.seat !== undefined ? v.seat : mine?.seat;
+  const names = seatNames(table, mine ? seat : undefined);
+  const hand = useMemo(() => (game && g !== undefined && mine ? game.hand(g) : []), [v, game, mine]);
+  const handKey = hand.map((c) => c.code).join(" ");
+  useEffect(() => {
+    setSelected(new Set());
+    setTarget(undefined);
+  }, [handKey, v?.table?.game]);
+
+  const legal = isLive && mine && v ? v.legalMoves : [];
+  const toggle = (i: number) => {
+    setNotice("");
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(i)) n.delete(i);
+      else n.add(i);
+      return n;
+    });
+  };
+
+  const send = async (move: string) => {
+    if (!v || !mine) return;
+    setBusy(true);
+    setNotice("");
+    let at = v;
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          const reply = await api.submitMove({ tableId, move, expectedVersion: at.version }, auth(mine.token));
+          setError("");
+          setSelected(new Set());
+          setTarget(undefined);
+          show(reply.view);
+          return;
+        } catch (err) {
+          if (err instanceof ConnectError && err.code === Code.Aborted) {
+            const fresh = await api.getView({ tableId }, auth(mine.token));
+            show(fresh);
+            if (stillStands(move, at, fresh)) {
+              at = fresh;
+              continue;
+            }
+            setNotice("Another seat moved first: the table has changed, look again.");
+            return;
+          }
+          setError(errorText(err));
+          await refresh();
+          return;
+        }
+      }
+      setNotice("The table keeps changing: try again.");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const play = () => {
+    if (!game || g === undefined || !legal.length || busy) return;
+    const picked = [...selected].sort((a, b) => a - b).map((i) => hand[i]?.code).filter(Boolean);
+    const m = matchSelection(game, g, legal, picked, target);
+    if (m.kind === "none") setNotice(m.reason);
+    else if (m.kind === "several") setChoice(m.moves);
+    else void send(m.move);
+  };
+
+  const leave = async () => {
+    try {
+      await api.leaveTable({ tableId }, auth(mine?.token));
+      forgetSeat(tableId);
+      location.hash = "#/";
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  if (!v || !table) {
+    return (
+      <div class="table-page loading">
+        <header class="table-header"><a href="#/" class="back">← Lobby</a>
+          <div id="role">{mine ? "Taking your seat…" : "Spectator"}</div></header>
+        {error ? <div class="error" role="alert">{error}</div> : <p class="muted">Loading the table…</p>}
+      </div>
+    );
+  }
+
+  const n = table.players;
+  const me = seat ?? 0;
+  const clockwise = game?.clockwise ?? true;
+  const order = Array.from({ length: n }, (_, k) => (me + k) % n);
+  const pos = positions(n, clockwise);
+  const waited = v.onTurn.length ? v.onTurn : v.toAct;
+  const finished = !!v.result?.finished;
+  const turnSeconds = Number((table.options as Record<string, unknown> | undefined)?.turn_seconds ?? 0);
+  const timer = (s: number): Timer | undefined =>
+    turnSeconds > 0 && isLive && !finished && waited.includes(s)
+      ? { seconds: turnSeconds, left: Math.max(0, turnSeconds - (Date.now() - lastEventAt) / 1000) } : undefined;
+  const sizes = game && g !== undefined ? game.handSizes(g) : [];
+  // the server deals when the last seat is taken: before that the view is empty, not a deal
+  const abandoned = table.status === TableStatus.ABANDONED;
+  const undealt = table.status === TableStatus.WAITING || (abandoned && !sizes.some((x) => x > 0));
+  const dealt = game && g !== undefined && !undealt;
+  const totals = v.result?.totals ?? [];
+  const notes = Array.from({ length: n }, (_, s) => (dealt ? game.seat(g, s, names) : {}));
+  const seatBox = (s: number, where: string) => (
+    <Seat key={s} info={table.seats[s]} index={s} name={names[s].replace(/ \(you\)$/, "")} position={where} mine={!!mine && s === seat}
+      note={notes[s]} cardsLeft={undealt ? undefined : sizes[s]} onTurn={waited.includes(s) && !finished}
+      back={game?.back ?? "french"} timer={timer(s)}
+      score={undealt ? undefined : dealt && game.seatScore ? game.seatScore(g, s)
+        : totals[s] !== undefined ? String(totals[s]) : undefined} />
+  );
+  // what each seat last played lies on the felt between it and the centre
+  const played = (s: number) => {
+    const note = notes[s];
+    if (!game || !note.played?.length) return null;
+    return (
+      <div class="played-group" data-seat={s} key={s}>
+        <CardRow cards={note.played} face={game.face} back={game.back} small cls="played-cards" />
+        <span class="played-by">{names[s]}</span>
+      </div>
+    );
+  };
+  const others = order.slice(1).map((s, k) => ({ s, where: pos[k + 1] }));
+  const cardMoves = game && g !== undefined ? legal.filter((m) => game.plan(m, g)) : [];
+  const turnButtons = game && g !== undefined ? legal.filter((m) => !game.plan(m, g) && !game.outOfTurn(m, g)) : legal;
+  const anytime = game && g !== undefined ? legal.filter((m) => !game.plan(m, g) && game.outOfTurn(m, g)) : [];
+  const label = (m: string) => (game && g !== undefined ? game.label(m, g, names) : m);
+  const myTurn = !!mine && seat !== undefined && v.onTurn.includes(seat);
+  const summary = summaries[0];
+  const summaryGame = summary ? game?.unwrap(summary.view.view) : undefined;
+  const title = game ? `${gameTitle(table.game)}` : table.game;
+
+  return (
+    <div class="table-page" id="table-page">
+      <header class="table-header">
+        <a href="#/" class="back" aria-label="back to the lobby">←&nbsp;<span class="back-word">Lobby</span></a>
+        <div class="title">
+          <h1>{title}</h1>
+          <span class="progress">{dealt ? game.progress(g) : ""}
+            {table.status === TableStatus.WAITING ? "Waiting for players" : ""}
+            {abandoned ? `${dealt ? " · c" : "C"}losed as abandoned` : ""}</span>
+        </div>
+        <div id="role" data-seat={mine ? String(seat) : ""}>
+          {mine ? <span class="role-text">You play as <b>{table.seats[me]?.name || "you"}</b></span> : <span>Spectator</span>}
+          {mine && !finished && table.status !== TableStatus.ABANDONED && <button type="button" id="leave" class="small-button" onClick={leave}
+            aria-label="leave your seat">Leave</button>}
+        </div>
+        <div class="header-buttons">
+          <button type="button" id="show-log" class="small-button" aria-pressed={panel === "log"}
+            onClick={() => setPanel(panel === "log" ? "" : "log")}>Moves</button>
+          <button type="button" id="show-scores" class="small-button" aria-pressed={panel === "scores"}
+            onClick={() => setPanel(panel === "scores" ? "" : "scores")}>Scores</button>
+        </div>
+      </header>
+      {error && <div class="error" role="alert">{error}</div>}
+      {!isLive && (
+        <div id="replay" role="status">
+          <span>Replaying move {pinned + 1} of {past.current.length}</span>
+          <button type="button" id="replay-prev" class="small-button" disabled={pinned <= 0} onClick={() => setPinned(pinned - 1)}
+            aria-label="previous move">◀</button>
+          <button type="button" id="replay-next" class="small-button" disabled={pinned + 1 >= past.current.length}
+            onClick={() => setPinned(pinned + 1)} aria-label="next move">▶</button>
+          <button type="button" id="replay-live" class="small-button" onClick={() => setPinned(-1)}>Back to the table</button>
+        </div>
+      )}
+      <main id="table" data-version={String(v.version)} data-legal={JSON.stringify(legal)} data-status={TableStatus[table.status]}
+        data-seats={n} data-on-turn={JSON.stringify(finished ? [] : waited)}>
+        <section class={`felt players-${n}`}>
+          <div class="opponents">
+            <div class="side left">{others.filter((o) => o.where === "left").map((o) => seatBox(o.s, "left"))}</div>
+            <div class="top">{others.filter((o) => o.where === "top").map((o) => seatBox(o.s, "top"))}</div>
+            <div class="side right">{others.filter((o) => o.where === "right").map((o) => seatBox(o.s, "right"))}</div>
+          </div>
+          <div id="centre" class="centre">
+            <div class="played-opponents">
+              <div class="played played-left">{others.filter((o) => o.where === "left").map((o) => played(o.s))}</div>
+              <div class="played played-top">{others.filter((o) => o.where === "top").map((o) => played(o.s))}</div>
+              <div class="played played-right">{others.filter((o) => o.where === "right").map((o) => played(o.s))}</div>
+            </div>
+            <div class="centre-info">
+              {dealt ? game.Centre({ g, view: v, names, target, onTarget: (c) => { setNotice(""); setTarget(c); } })
+                : undealt ? (
+                  <div id="not-dealt" class="not-dealt" role="status">
+                    {abandoned ? "Nobody came back to this table: it was closed before the cards were dealt."
+                      : `${table.seats.filter((x) => x.occupied).length} of ${n} seats taken: the cards are dealt when everyone has sat down.`}
+                  </div>
+                ) : null}
+            </div>
+            <div class="played played-bottom">{played(me)}</div>
+          </div>
+        </section>
+        <section class="my-area">
+          {seatBox(me, "bottom")}
+          {!mine && (
+            <div class="spectating">Watching. {table.seats.some((s) => s.kind === SeatKind.HUMAN && !s.occupied) && !finished && !abandoned
+              ? <button type="button" class="small-button" id="take-seat" onClick={() => void joinTable(tableId).catch((e) => setError(errorText(e)))}>Take the open seat</button> : null}</div>
+          )}
+          {mine && game && (
+            <Hand cards={hand} back={game.back} selected={selected} onToggle={toggle} onPlay={play} enabled />
+          )}
+          {mine && isLive && !finished && (
+            <div id="actions" class="actions">
+              {notice && <div id="notice" class="notice" role="alert">{notice}</div>}
+              <div class="action-row">
+                {cardMoves.length > 0 && (
+                  <button type="button" id="play" class="primary" disabled={busy} onClick={play}>
+                    {game && g !== undefined ? game.playLabel(g) : "Play"}{selected.size ? ` (${selected.size})` : ""}
+                  </button>
+                )}
+                {cardMoves.length > 0 && selected.size > 0 && (
+                  <button type="button" id="clear" class="secondary" onClick={() => { setSelected(new Set()); setTarget(undefined); setNotice(""); }}>Clear</button>
+                )}
+                {turnButtons.map((m) => (
+                  <button type="button" class="move" data-move={m} key={m} disabled={busy} onClick={() => void send(m)}>{label(m)}</button>
+                ))}
+                {!legal.length && !anytime.length && (
+                  <span class="waiting">{waited.length ? `Waiting for ${waited.map((s) => names[s]).join(", ")}` : ""}</span>
+                )}
+              </div>
+              {anytime.length > 0 && (
+                <div class="action-row anytime" aria-label="moves you may make at any time">
+                  {anytime.map((m) => (
+                    <button type="button" class="move out-of-turn" data-move={m} key={m} onClick={() => void send(m)}>{label(m)}</button>
+                  ))}
+                </div>
+              )}
+              {myTurn && cardMoves.length > 0 && !selected.size && !notice && (
+                <div class="hint muted">Pick cards{game?.name === "dos" ? " (a centre card first)" : ""}, then {game && g !== undefined ? game.playLabel(g) : "Play"}.</div>
+              )}
+            </div>
+          )}
+        </section>
+      </main>
+      <aside id="side-panel" class="side-panel" hidden={!panel}>
+        <button type="button" class="small-button close" onClick={() => setPanel("")} aria-label="close the panel">✕</button>
+        <div hidden={panel !== "scores"}>
+          <h2>Score sheet</h2>
+          {game && g !== undefined && <SheetTable sheet={game.sheet(g, names)} />}
+        </div>
+        <div hidden={panel !== "log"}>
+          <h2>Moves</h2>
+          <p class="muted">Click a move to see the table as it was.</p>
+          <ol id="log" onClick={(e) => {
+            const line = (e.target as HTMLElement).closest<HTMLElement>("li[data-version]");
+            const at = line ? past.current.findIndex((p) => String(p.version) === line.dataset.version) : -1;
+            if (at >= 0) setPinned(at);
+          }}>
+            {log.map((l) => (
+              <li key={String(l.version)} data-version={String(l.version)}
+                class={`event event-${KIND_CLASS[l.kind] ?? "event"} ${!isLive && past.current[pinned]?.version === l.version ? "pinned" : ""}`}>
+                {l.text}
+              </li>
+            ))}
+          </ol>
+        </div>
+      </aside>
+      {choice && (
+        <ChoiceDialog moves={choice} label={label} onCancel={() => setChoice(null)}
+          onPick={(m) => { setChoice(null); void send(m); }} />
+      )}
+      {isLive && summary && game && summaryGame !== undefined && !finished && (() => {
+        const s = game.summary(summaryGame, summary.deal, names);
+        return s ? (
+          <DealSummaryDialog deal={summary.deal} summary={s} names={names} sheet={game.sheet(summaryGame, names)} blocking={!!mine}
+            onClose={() => setSummaries((q) => q.slice(1))} />
+        ) : null;
+      })()}
+      {isLive && finished && game && g !== undefined && (
+        <GameOver view={v} game={game} g={g} names={names} mine={mine ? me : null} open={overOpen}
+          onToggle={() => setOverOpen(!overOpen)} onError={(e) => setError(e)} />
+      )}
+    </div>
+  );
+}
+
+export function gameTitle(name: string): string {
+  return { dou_dizhu: "Dou Dizhu", doppelkopf: "Doppelkopf", dobro: "Dobro", dos: "Dos", sobe_e_desce: "Sobe e Desce" }[name] ?? name;
+}
