@@ -11,9 +11,9 @@ Screenshots go to test-output/browser/ (kept as artifacts, not committed). Desel
 from __future__ import annotations
 
 import json
-import time
 import os
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
