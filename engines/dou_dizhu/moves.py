@@ -13,7 +13,6 @@ Move('888+3')
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import combinations
 
 from engines.dou_dizhu.cards import (
@@ -253,24 +252,40 @@ def _classify(text: str, main: list[int], kick: tuple[int, ...]) -> Move:
 # --- generation ------------------------------------------------------------------------
 # A hand's rank masks (bit 4r set when rank r has at least k cards) decide which moves of each
 # family it holds; each family's moves are cached under the masks it depends on. A bot process
-# meets new hands for as long as it lives, so every cache is a bounded LRU: the families of one
-# rank mask fit whole, the others keep their recent keys. Sizes from the keys of 5 minutes of
-# medium play replayed through LRUs of each size: past these, a larger cache saved under 1% of
-# a decision's time (a miss costs 1-10 us) while holding tens of MB more.
+# meets new hands for as long as it lives, so every cache is bounded: one that reaches its size
+# starts afresh (a lookup stays one dict.get; an LRU's bookkeeping cost random play 10%). The
+# families of one rank mask fit whole. The other sizes come from the keys of 5 minutes of medium
+# play replayed through caches of each size: past these, more entries would save under 1% of a
+# decision's time (a miss costs 1-10 us) while holding tens of MB more.
 
 CACHE_SIZES = {
     "singles": 1 << 15,  # every mask of 15 ranks
     "pairs": 1 << 13,  # 13 ranks pair up
     "trios": 1 << 13,
     "bombs": 1 << 12,  # a few hundred seen
-    "trio_singles": 1 << 15,  # hit rate 30% (56% unbounded)
-    "trio_pairs": 1 << 15,  # 85% (89%)
+    "trio_singles": 1 << 15,
+    "trio_pairs": 1 << 15,
     "plane_wings": 1 << 10,  # keyed on whole hands: under 1% hits at any size
     "fours": 1 << 10,  # under 4% at any size
-    "lead": 1 << 16,  # 56% (65%)
-    "follow": 1 << 17,  # 72% (89%)
+    "lead": 1 << 16,
+    "follow": 1 << 17,
 }
-_LOW = (1 << 64) - 1  # two or three masks (60 bits each) packed in one key, 64 bits apart
+_Cache = dict[int, tuple[Move, ...]]
+_C1: _Cache = {}
+_C2: _Cache = {}
+_C3: _Cache = {}
+_C4: _Cache = {}
+_CT1: _Cache = {}
+_CT2: _Cache = {}
+_CPW: _Cache = {}
+_CF: _Cache = {}
+_LEAD: _Cache = {}
+_FOLLOW: dict[tuple[int, int, int], tuple[Move, ...]] = {}
+CACHES: dict[str, dict] = {
+    "singles": _C1, "pairs": _C2, "trios": _C3, "bombs": _C4, "trio_singles": _CT1,
+    "trio_pairs": _CT2, "plane_wings": _CPW, "fours": _CF, "lead": _LEAD, "follow": _FOLLOW,
+}
+_N1, _N2, _N3, _N4, _NT1, _NT2, _NPW, _NF, _NLEAD, _NFOLLOW = CACHE_SIZES.values()
 
 
 def _bits(mask: int) -> list[int]:
@@ -298,85 +313,123 @@ def _runs(mask: int, min_len: int, kind: int) -> list[Move]:
     return out
 
 
-@lru_cache(maxsize=CACHE_SIZES["singles"])
 def _gen1(m1: int) -> tuple[Move, ...]:
-    return tuple([_intern(SINGLE, r, 1, ()) for r in _bits(m1)] + _runs(m1, 5, CHAIN))
+    res = _C1.get(m1)
+    if res is None:
+        res = tuple([_intern(SINGLE, r, 1, ()) for r in _bits(m1)] + _runs(m1, 5, CHAIN))
+        if len(_C1) >= _N1:
+            _C1.clear()
+        _C1[m1] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["pairs"])
 def _gen2(m2: int) -> tuple[Move, ...]:
-    return tuple([_intern(PAIR, r, 1, ()) for r in _bits(m2)] + _runs(m2, 3, PAIR_CHAIN))
+    res = _C2.get(m2)
+    if res is None:
+        res = tuple([_intern(PAIR, r, 1, ()) for r in _bits(m2)] + _runs(m2, 3, PAIR_CHAIN))
+        if len(_C2) >= _N2:
+            _C2.clear()
+        _C2[m2] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["trios"])
 def _gen3(m3: int) -> tuple[Move, ...]:
-    return tuple([_intern(TRIO, r, 1, ()) for r in _bits(m3)] + _runs(m3, 2, PLANE))
+    res = _C3.get(m3)
+    if res is None:
+        res = tuple([_intern(TRIO, r, 1, ()) for r in _bits(m3)] + _runs(m3, 2, PLANE))
+        if len(_C3) >= _N3:
+            _C3.clear()
+        _C3[m3] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["bombs"])
 def _gen4(key: int) -> tuple[Move, ...]:
     """Bombs and the rocket; key = fours mask | jokers present."""
-    out = [_intern(BOMB, r, 1, ()) for r in _bits(key & ~JOKERS)]
-    if key & JOKERS == JOKERS:
-        out.append(ROCKET_MOVE)
-    return tuple(out)
+    res = _C4.get(key)
+    if res is None:
+        out = [_intern(BOMB, r, 1, ()) for r in _bits(key & ~JOKERS)]
+        if key & JOKERS == JOKERS:
+            out.append(ROCKET_MOVE)
+        res = tuple(out)
+        if len(_C4) >= _N4:
+            _C4.clear()
+        _C4[key] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["trio_singles"])
-def _gen_trio_single(key: int) -> tuple[Move, ...]:
-    """key = trios mask << 64 | singles mask."""
-    singles = _bits(key & _LOW)
-    return tuple(
-        _intern(TRIO_SINGLE, t, 1, (k,)) for t in _bits(key >> 64) for k in singles if k != t
-    )
+def _gen_trio_single(m3: int, m1: int) -> tuple[Move, ...]:
+    key = (m3 << 64) | m1
+    res = _CT1.get(key)
+    if res is None:
+        singles = _bits(m1)
+        res = tuple(
+            _intern(TRIO_SINGLE, t, 1, (k,)) for t in _bits(m3) for k in singles if k != t
+        )
+        if len(_CT1) >= _NT1:
+            _CT1.clear()
+        _CT1[key] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["trio_pairs"])
-def _gen_trio_pair(key: int) -> tuple[Move, ...]:
-    """key = trios mask << 64 | pairs mask."""
-    pairs = _bits(key & _LOW)
-    return tuple(
-        _intern(TRIO_PAIR, t, 1, (k, k)) for t in _bits(key >> 64) for k in pairs if k != t
-    )
+def _gen_trio_pair(m3: int, m2: int) -> tuple[Move, ...]:
+    key = (m3 << 64) | m2
+    res = _CT2.get(key)
+    if res is None:
+        pairs = _bits(m2)
+        res = tuple(
+            _intern(TRIO_PAIR, t, 1, (k, k)) for t in _bits(m3) for k in pairs if k != t
+        )
+        if len(_CT2) >= _NT2:
+            _CT2.clear()
+        _CT2[key] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["plane_wings"])
-def _gen_plane_wings(h: int) -> tuple[Move, ...]:
+def _gen_plane_wings(h: int, m3: int, m2: int) -> tuple[Move, ...]:
     """Airplanes with single or pair wings: depends on the exact counts of the hand."""
-    _, m2, m3, _ = _masks(h)
-    out: list[Move] = []
-    for plane in _runs(m3, 2, PLANE):
-        n, top = plane.length, plane.rank
-        chain = set(range(top - n + 1, top + 1))
-        pool = []  # each rank repeated as often as it may serve as a single wing
-        for r in range(15):
-            if r not in chain:
-                pool.extend([r] * min((h >> (4 * r)) & 15, n))
-        if len(pool) >= n:
-            for wings in sorted(set(combinations(pool, n))):
-                if SMALL_JOKER in wings and BIG_JOKER in wings:
-                    continue
-                out.append(_intern(PLANE_SINGLES, top, n, wings))
-        pair_ranks = [r for r in _bits(m2) if r not in chain]
-        for ws in combinations(pair_ranks, n):
-            out.append(_intern(PLANE_PAIRS, top, n, tuple(r for w in ws for r in (w, w))))
-    return tuple(out)
+    res = _CPW.get(h)
+    if res is None:
+        out: list[Move] = []
+        for plane in _runs(m3, 2, PLANE):
+            n, top = plane.length, plane.rank
+            chain = set(range(top - n + 1, top + 1))
+            pool = []  # each rank repeated as often as it may serve as a single wing
+            for r in range(15):
+                if r not in chain:
+                    pool.extend([r] * min((h >> (4 * r)) & 15, n))
+            if len(pool) >= n:
+                for wings in sorted(set(combinations(pool, n))):
+                    if SMALL_JOKER in wings and BIG_JOKER in wings:
+                        continue
+                    out.append(_intern(PLANE_SINGLES, top, n, wings))
+            pair_ranks = [r for r in _bits(m2) if r not in chain]
+            for ws in combinations(pair_ranks, n):
+                out.append(_intern(PLANE_PAIRS, top, n, tuple(r for w in ws for r in (w, w))))
+        res = tuple(out)
+        if len(_CPW) >= _NPW:
+            _CPW.clear()
+        _CPW[h] = res
+    return res
 
 
-@lru_cache(maxsize=CACHE_SIZES["fours"])
-def _gen_four(key: int) -> tuple[Move, ...]:
-    """key = fours mask << 128 | pairs mask << 64 | singles mask."""
-    m1, m2 = key & _LOW, (key >> 64) & _LOW
-    out = []
-    for f in _bits(key >> 128):
-        singles = [r for r in _bits(m1) if r != f]
-        for a, b in combinations(singles, 2):
-            if not (a == SMALL_JOKER and b == BIG_JOKER):
-                out.append(_intern(FOUR_SINGLES, f, 1, (a, b)))
-        pairs = [r for r in _bits(m2) if r != f]
-        for a, b in combinations(pairs, 2):
-            out.append(_intern(FOUR_PAIRS, f, 1, (a, a, b, b)))
-    return tuple(out)
+def _gen_four(m4: int, m1: int, m2: int) -> tuple[Move, ...]:
+    key = (m4 << 128) | (m2 << 64) | m1
+    res = _CF.get(key)
+    if res is None:
+        out = []
+        for f in _bits(m4):
+            singles = [r for r in _bits(m1) if r != f]
+            for a, b in combinations(singles, 2):
+                if not (a == SMALL_JOKER and b == BIG_JOKER):
+                    out.append(_intern(FOUR_SINGLES, f, 1, (a, b)))
+            pairs = [r for r in _bits(m2) if r != f]
+            for a, b in combinations(pairs, 2):
+                out.append(_intern(FOUR_PAIRS, f, 1, (a, a, b, b)))
+        res = tuple(out)
+        if len(_CF) >= _NF:
+            _CF.clear()
+        _CF[key] = res
+    return res
 
 
 def _masks(h: int) -> tuple[int, int, int, int]:
@@ -386,20 +439,24 @@ def _masks(h: int) -> tuple[int, int, int, int]:
     return p0 | p1 | p2, p1 | p2, p2 | (p1 & p0), p2
 
 
-@lru_cache(maxsize=CACHE_SIZES["lead"])
 def lead_moves(h: int) -> tuple[Move, ...]:
     """Every combination the hand can lead."""
+    res = _LEAD.get(h)
+    if res is not None:
+        return res
     m1, m2, m3, m4 = _masks(h)
     res = _gen1(m1) + _gen2(m2)
     if m3:
-        high = m3 << 64
-        res += _gen3(m3) + _gen_trio_single(high | m1) + _gen_trio_pair(high | m2)
+        res += _gen3(m3) + _gen_trio_single(m3, m1) + _gen_trio_pair(m3, m2)
         if m3 & (m3 >> 4) & CHAIN_RANKS:
-            res += _gen_plane_wings(h)
+            res += _gen_plane_wings(h, m3, m2)
     if m4:
-        res += _gen4(m4 | (h & JOKERS)) + _gen_four((m4 << 128) | (m2 << 64) | m1)
+        res += _gen4(m4 | (h & JOKERS)) + _gen_four(m4, m1, m2)
     elif h & JOKERS == JOKERS:
         res += (ROCKET_MOVE,)
+    if len(_LEAD) >= _NLEAD:
+        _LEAD.clear()
+    _LEAD[h] = res
     return res
 
 
@@ -423,31 +480,27 @@ def follow_moves(h: int, last: Move) -> tuple[Move, ...]:
         key = (m4 << 128) | (m2 << 64) | m1
     else:
         key = 0
-    return _follow(last, key, m4 | (h & JOKERS))
-
-
-@lru_cache(maxsize=CACHE_SIZES["follow"])
-def _follow(last: Move, key: int, bombs_key: int) -> tuple[Move, ...]:
-    """follow_moves under the masks (`key`, as there) of the family of `last`."""
-    kind = last.kind
-    family: tuple[Move, ...] = ()
+    bombs_key = m4 | (h & JOKERS)
+    fkey = (last.id, key, bombs_key)
+    res = _FOLLOW.get(fkey)
+    if res is not None:
+        return res
     if kind in (SINGLE, CHAIN):
-        family = _gen1(key)
+        family = _gen1(m1)
     elif kind in (PAIR, PAIR_CHAIN):
-        family = _gen2(key)
-    elif key == 0:
-        pass
+        family = _gen2(m2)
     elif kind in (TRIO, PLANE):
-        family = _gen3(key)
+        family = _gen3(m3) if m3 else ()
     elif kind == TRIO_SINGLE:
-        family = _gen_trio_single(key) if key >> 64 else ()
+        family = _gen_trio_single(m3, m1) if m3 else ()
     elif kind == TRIO_PAIR:
-        family = _gen_trio_pair(key) if key >> 64 else ()
+        family = _gen_trio_pair(m3, m2) if m3 else ()
     elif kind in (PLANE_SINGLES, PLANE_PAIRS):
-        m3 = _masks(key)[2]
-        family = _gen_plane_wings(key) if m3 & (m3 >> 4) & CHAIN_RANKS else ()
+        family = _gen_plane_wings(h, m3, m2) if m3 & (m3 >> 4) & CHAIN_RANKS else ()
     elif kind in (FOUR_SINGLES, FOUR_PAIRS):
-        family = _gen_four(key) if key >> 128 else ()
+        family = _gen_four(m4, m1, m2) if m4 else ()
+    else:
+        family = ()
     length, rank = last.length, last.rank
     out = [PASS_MOVE]
     out.extend(m for m in family if m.kind == kind and m.length == length and m.rank > rank)
@@ -455,14 +508,11 @@ def _follow(last: Move, key: int, bombs_key: int) -> tuple[Move, ...]:
         for m in _gen4(bombs_key):
             if m.kind == ROCKET or kind != BOMB or m.rank > rank:
                 out.append(m)
-    return tuple(out)
-
-
-CACHES = {
-    "singles": _gen1, "pairs": _gen2, "trios": _gen3, "bombs": _gen4,
-    "trio_singles": _gen_trio_single, "trio_pairs": _gen_trio_pair,
-    "plane_wings": _gen_plane_wings, "fours": _gen_four, "lead": lead_moves, "follow": _follow,
-}
+    res = tuple(out)
+    if len(_FOLLOW) >= _NFOLLOW:
+        _FOLLOW.clear()
+    _FOLLOW[fkey] = res
+    return res
 
 
 Move._interned = _INTERN
