@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -185,11 +186,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="tables in play at once (the worker searches one seat at a time)")
     parser.add_argument("--every", type=float, default=60.0, help="seconds between samples")
     args = parser.parse_args(argv)
+    # a TERM stops the run as Ctrl-C does: the server and the worker are stopped too
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="croupier-worker-memory-") as tmp:
         print(f"bot worker memory: level {args.level}, {args.tables} Dou Dizhu tables at once, "
               f"{args.minutes:g} min, python {sys.version.split()[0]}, "
               f"load average {os.getloadavg()[0]:.1f}", flush=True)
-        rows = asyncio.run(measure(args, Path(tmp)))
+        try:
+            rows = asyncio.run(measure(args, Path(tmp)))
+        except KeyboardInterrupt:
+            print("stopped (the server and the worker too)")
+            return 130
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0 if rows and rows[-1][2] > 0 else 1
 
