@@ -263,12 +263,12 @@ CACHE_SIZES = {
     "pairs": 1 << 13,  # 13 ranks pair up
     "trios": 1 << 13,
     "bombs": 1 << 12,  # a few hundred seen
-    "trio_singles": 1 << 15,
-    "trio_pairs": 1 << 15,
+    "trio_singles": 1 << 15,  # hits 22% of its lookups (56% if it kept every key)
+    "trio_pairs": 1 << 15,  # 81% (89%)
     "plane_wings": 1 << 10,  # keyed on whole hands: under 1% hits at any size
     "fours": 1 << 10,  # under 4% at any size
-    "lead": 1 << 16,
-    "follow": 1 << 17,
+    "lead": 1 << 16,  # 53% (65%)
+    "follow": 1 << 17,  # 65% (89%)
 }
 _Cache = dict[int, tuple[Move, ...]]
 _C1: _Cache = {}
