@@ -102,6 +102,7 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
     """Every invariant of the contract along one random game."""
     rng = random.Random(rng_seed)
     sample_rng = random.Random(rng_seed + 1)
+    outsider_rng = random.Random(rng_seed + 2)
     history: list[tuple[int, Any]] = []
     encodings: list[bytes] = []
     first = game.new_game(setup.players, setup.options, seed)
@@ -145,6 +146,7 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
                     pass
                 else:
                     raise AssertionError(f"seat {s} moved out of turn")
+        check_outsiders(game, state, setup.players, outsider_rng)
         assert game.encode(state) == data, "a refused move changed the state"
         # views: exactly reproducible from a sample, and the hidden part really varies
         for observer in [None, *seats]:
@@ -184,6 +186,33 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
         assert game.encode(state) == data, "same seed and moves gave a different state"
         state = game.apply(state, seat, move)
     assert game.encode(state) == game.encode(final)
+
+
+def outside_seats(players: int) -> tuple[int, ...]:
+    """Seat numbers no table of `players` has: past either end, a negative one that would
+    index the last (or first) seat's data, and one far off."""
+    return (-1, -players, players, players + 1, 2**31 - 1)
+
+
+def check_outsiders(game: Game, state: Any, players: int, rng: random.Random,
+                    most: int = 40) -> None:
+    """A seat outside 0..players-1 has no legal move, and every move it tries (up to `most` of
+    the real seats' legal moves) is refused with IllegalMove."""
+    tried: list[Any] = []
+    for seat in sorted(game.to_act(state)):
+        tried += [m for m in game.legal_moves(state, seat) if m not in tried]
+    if len(tried) > most:
+        tried = rng.sample(tried, most)
+    for outsider in outside_seats(players):
+        legal = game.legal_moves(state, outsider)
+        assert not legal, f"seat {outsider} of a {players}-player table has moves {legal[:3]}"
+        for move in tried:
+            try:
+                game.apply(state, outsider, move)
+            except IllegalMove:
+                continue
+            raise AssertionError(
+                f"seat {outsider} of a {players}-player table played {game.format_move(move)}")
 
 
 def check_sample_diversity(game: Game, setup: Setup, seed: str, tries: int = 30) -> None:

@@ -379,6 +379,18 @@ def test_a_forgetting_may_be_called_by_any_other_player_until_the_forgetter_acts
         by(later, 2, "call 0")
 
 
+@pytest.mark.parametrize("seat", [3, 5, -1, -3, 2**31 - 1])
+def test_a_seat_not_at_the_table_may_not_call_a_forgetting(seat: int) -> None:
+    s = new(3, MANUAL, pile="12 11 10", manual_draw=True)
+    s = play(s, "9", "end")  # seat 0's forgetting: seats 1 and 2 may call it
+    assert legal(s, seat) == []
+    before = GAME.encode(s)
+    for text in ("call 0", "call 1", "pass", "10"):
+        with pytest.raises(IllegalMove, match=f"no seat {seat} at this 3-player table"):
+            by(s, seat, text)
+    assert GAME.encode(s) == before and s.forgetters == (0,)
+
+
 def test_the_oubli_card_moves_to_the_next_forgetter_and_scores_a_point() -> None:
     s = new(3, MANUAL, pile="12 11 10 9 8", manual_draw=True)
     s = play(s, "9", "end")

@@ -358,3 +358,69 @@ def test_bad_options(options: dict, why: str) -> None:
         GAME.new_game(3, options, seed="x")
     with pytest.raises(ValueError, match="exactly 3"):
         GAME.new_game(4, {}, seed="x")
+
+
+def _mask(i: int) -> int:
+    """The rank mask (bit 4r for rank r) of the low 15 bits of i."""
+    return sum(1 << (4 * r) for r in range(15) if i >> r & 1)
+
+
+def test_every_move_cache_is_bounded_and_starts_afresh_past_its_bound() -> None:
+    """A bot process meets new hands for as long as it lives: no cache may keep them all."""
+    from engines.dou_dizhu import moves
+
+    singles = [Move(r) for r in RANKS]
+    low13 = (1 << 13) - 1  # 3 to 2: the ranks that pair up
+    fill = {  # the i-th distinct key of each cache that may exceed its bound, as a real call
+        "bombs": lambda i: moves._gen4(_mask(i & low13) | _mask(i >> 13 & 3) << 52),
+        "trio_singles": lambda i: moves._gen_trio_single(_mask(i & low13), _mask(i >> 13)),
+        "trio_pairs": lambda i: moves._gen_trio_pair(_mask(i & low13), _mask(i >> 13 & low13)),
+        "plane_wings": lambda i: moves._gen_plane_wings(_mask(i), 0, 0),
+        "fours": lambda i: moves._gen_four(0, _mask(i), 0),
+        "lead": lambda i: moves.lead_moves(_mask(i & 0x7FFF) + 2 * _mask(i >> 15 & low13)),
+        "follow": lambda i: moves.follow_moves(_mask(i // 15 + 1), singles[i % 15]),
+    }
+    every_key = {"singles": 1 << 15, "pairs": 1 << 13, "trios": 1 << 13}  # 15 or 13 ranks
+    assert set(moves.CACHES) == set(moves.CACHE_SIZES) == set(fill) | set(every_key)
+    for name, count in every_key.items():
+        assert moves.CACHE_SIZES[name] >= count, f"{name}: every key fits"
+    for name, call in fill.items():
+        cache, bound = moves.CACHES[name], moves.CACHE_SIZES[name]
+        cache.clear()
+        largest = 0
+        for i in range(bound + 10):
+            call(i)
+            largest = max(largest, len(cache))
+        assert largest == bound and 0 < len(cache) <= bound, name
+    # no other table of the module grows with the hands it sees: the interning tables hold
+    # each move once, and the set of Dou Dizhu moves is finite
+    caches = [id(c) for c in moves.CACHES.values()]
+    tables = {n for n, v in vars(moves).items()
+              if isinstance(v, dict | list) and n[:2] != "__" and id(v) not in caches}
+    assert tables == {"KIND_NAMES", "_UNIT", "_INTERN", "_BY_ID", "_BY_KEY", "CACHE_SIZES",
+                      "CACHES"}
+
+
+def test_moves_stay_right_after_their_caches_start_afresh() -> None:
+    from engines.dou_dizhu import moves
+
+    hand = Move("333444+57").cards + Move("TT").cards + Move("KKKK").cards
+    lead, follow = moves.lead_moves(hand), moves.follow_moves(hand, Move("555+6"))
+    for cache in moves.CACHES.values():
+        cache.clear()
+    assert moves.lead_moves(hand) == lead and moves.follow_moves(hand, Move("555+6")) == follow
+    assert Move("KKKK") in follow and Move("KKK+T") in follow and Move("TTT+3") not in follow
+
+
+def test_the_wire_cache_of_views_is_bounded() -> None:
+    from engines.dou_dizhu import game as dou_dizhu_game
+
+    limit = dou_dizhu_game.ACTION_WIRE_LIMIT
+    bids = dou_dizhu_game._ACTION_WIRE[dou_dizhu_game.pb.DouDizhuView][0]
+    state = GAME.new_game(3, {}, seed="wire")
+    for start in range(0, limit + 1000, 500):  # (seat, bid) pairs, each one new
+        s = state.copy()
+        s.bidding = tuple((seat, 1 + seat % 3) for seat in range(start, start + 500))
+        dou_dizhu_game._fill_actions(dou_dizhu_game.pb.DouDizhuView(), s)
+        assert len(bids) <= limit
+    assert 0 < len(bids) < limit

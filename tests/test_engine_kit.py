@@ -185,3 +185,20 @@ def test_mutated_moves_parse_or_raise_value_error(name: str, data: st.DataObject
     except ValueError:
         return
     assert game.parse_move(game.format_move(move)) == move
+
+
+@pytest.mark.parametrize(("name", "index"), CASES)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.text(max_size=8), rng_seed=st.integers(0, 2**32))
+def test_seats_outside_the_table_never_move(name: str, index: int, seed: str,
+                                            rng_seed: int) -> None:
+    """Every move of the seats at the table, tried by seat numbers the table has not, at
+    every step of a random game (whose optional actions, e.g. calls, are taken at random)."""
+    import random
+
+    from tests.engine_kit import check_outsiders, play_random
+
+    game, setup = GAMES[name], SETUPS[name][index]
+    rng = random.Random(rng_seed + 1)
+    play_random(game, setup, seed, random.Random(rng_seed),
+                lambda state, seat, move: check_outsiders(game, state, setup.players, rng))

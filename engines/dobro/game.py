@@ -247,7 +247,7 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
             if stage == PLAY:
                 return plays(state.hands[seat], state.value, not state.auction)
             return _turn_moves(state, seat)
-        if stage == OVER or not state.forgetters:
+        if stage == OVER or not state.forgetters or not 0 <= seat < state.players:
             return ()
         calls = tuple(CALLS[f] for f in state.forgetters if f != seat)
         if seat != state.turn:
@@ -262,6 +262,8 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
         stage = state.stage
         if stage == OVER:
             raise IllegalMove("the match is over")
+        if not 0 <= seat < state.players:
+            raise IllegalMove(f"there is no seat {seat} at this {state.players}-player table")
         kind = move.kind
         if kind == CALL:
             return _call(state, seat, move)

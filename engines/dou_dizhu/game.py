@@ -532,7 +532,9 @@ def _fill_actions(msg: pb.DouDizhuView | pb.DouDizhuState, state: DouDizhuState)
         add(landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores)
 
 
-# per message type: the wire bytes of (seat, bid) bidding entries and (seat, Move) plays
+# per message type: the wire bytes of (seat, bid) bidding entries and (seat, Move) plays; each
+# table starts afresh when full (a server lives long, and the moves played are many)
+ACTION_WIRE_LIMIT = 1 << 13
 _ACTION_WIRE: dict[type, tuple[dict[tuple[int, Any], bytes], dict[tuple[int, Any], bytes]]] = {
     pb.DouDizhuState: ({}, {}),
     pb.DouDizhuView: ({}, {}),
@@ -545,7 +547,10 @@ def _action_wire(msg: Any, field: int, action: tuple[int, Any]) -> bytes:
     entry = pb.DouDizhuAction(seat=seat, move=BIDS[what].text if field == 0 else what.text)
     kind = type(msg)
     one = kind(bidding=[entry]) if field == 0 else kind(plays=[entry])
-    data = _ACTION_WIRE[kind][field][action] = one.SerializeToString()
+    table = _ACTION_WIRE[kind][field]
+    if len(table) >= ACTION_WIRE_LIMIT:
+        table.clear()
+    data = table[action] = one.SerializeToString()
     return data
 
 

@@ -251,9 +251,25 @@ def _classify(text: str, main: list[int], kick: tuple[int, ...]) -> Move:
 
 # --- generation ------------------------------------------------------------------------
 # A hand's rank masks (bit 4r set when rank r has at least k cards) decide which moves of each
-# family it holds; each family's moves are cached under the masks it depends on.
+# family it holds; each family's moves are cached under the masks it depends on. A bot process
+# meets new hands for as long as it lives, so every cache is bounded: one that reaches its size
+# starts afresh (a lookup stays one dict.get; an LRU's bookkeeping cost random play 10%). The
+# families of one rank mask fit whole. The other sizes come from the keys of 5 minutes of medium
+# play replayed through caches of each size: past these, more entries would save under 1% of a
+# decision's time (a miss costs 1-10 us) while holding tens of MB more.
 
-_CACHE_LIMIT = 400_000
+CACHE_SIZES = {
+    "singles": 1 << 15,  # every mask of 15 ranks
+    "pairs": 1 << 13,  # 13 ranks pair up
+    "trios": 1 << 13,
+    "bombs": 1 << 12,  # a few hundred seen
+    "trio_singles": 1 << 15,  # hits 22% of its lookups (56% if it kept every key)
+    "trio_pairs": 1 << 15,  # 81% (89%)
+    "plane_wings": 1 << 10,  # keyed on whole hands: under 1% hits at any size
+    "fours": 1 << 10,  # under 4% at any size
+    "lead": 1 << 17,  # 55% (65%); half as many cost random play 5%
+    "follow": 1 << 18,  # 72% (89%); idem
+}
 _Cache = dict[int, tuple[Move, ...]]
 _C1: _Cache = {}
 _C2: _Cache = {}
@@ -265,6 +281,11 @@ _CPW: _Cache = {}
 _CF: _Cache = {}
 _LEAD: _Cache = {}
 _FOLLOW: dict[tuple[int, int, int], tuple[Move, ...]] = {}
+CACHES: dict[str, dict] = {
+    "singles": _C1, "pairs": _C2, "trios": _C3, "bombs": _C4, "trio_singles": _CT1,
+    "trio_pairs": _CT2, "plane_wings": _CPW, "fours": _CF, "lead": _LEAD, "follow": _FOLLOW,
+}
+_N1, _N2, _N3, _N4, _NT1, _NT2, _NPW, _NF, _NLEAD, _NFOLLOW = CACHE_SIZES.values()
 
 
 def _bits(mask: int) -> list[int]:
@@ -296,6 +317,8 @@ def _gen1(m1: int) -> tuple[Move, ...]:
     res = _C1.get(m1)
     if res is None:
         res = tuple([_intern(SINGLE, r, 1, ()) for r in _bits(m1)] + _runs(m1, 5, CHAIN))
+        if len(_C1) >= _N1:
+            _C1.clear()
         _C1[m1] = res
     return res
 
@@ -304,6 +327,8 @@ def _gen2(m2: int) -> tuple[Move, ...]:
     res = _C2.get(m2)
     if res is None:
         res = tuple([_intern(PAIR, r, 1, ()) for r in _bits(m2)] + _runs(m2, 3, PAIR_CHAIN))
+        if len(_C2) >= _N2:
+            _C2.clear()
         _C2[m2] = res
     return res
 
@@ -312,6 +337,8 @@ def _gen3(m3: int) -> tuple[Move, ...]:
     res = _C3.get(m3)
     if res is None:
         res = tuple([_intern(TRIO, r, 1, ()) for r in _bits(m3)] + _runs(m3, 2, PLANE))
+        if len(_C3) >= _N3:
+            _C3.clear()
         _C3[m3] = res
     return res
 
@@ -324,6 +351,8 @@ def _gen4(key: int) -> tuple[Move, ...]:
         if key & JOKERS == JOKERS:
             out.append(ROCKET_MOVE)
         res = tuple(out)
+        if len(_C4) >= _N4:
+            _C4.clear()
         _C4[key] = res
     return res
 
@@ -336,6 +365,8 @@ def _gen_trio_single(m3: int, m1: int) -> tuple[Move, ...]:
         res = tuple(
             _intern(TRIO_SINGLE, t, 1, (k,)) for t in _bits(m3) for k in singles if k != t
         )
+        if len(_CT1) >= _NT1:
+            _CT1.clear()
         _CT1[key] = res
     return res
 
@@ -348,6 +379,8 @@ def _gen_trio_pair(m3: int, m2: int) -> tuple[Move, ...]:
         res = tuple(
             _intern(TRIO_PAIR, t, 1, (k, k)) for t in _bits(m3) for k in pairs if k != t
         )
+        if len(_CT2) >= _NT2:
+            _CT2.clear()
         _CT2[key] = res
     return res
 
@@ -373,6 +406,8 @@ def _gen_plane_wings(h: int, m3: int, m2: int) -> tuple[Move, ...]:
             for ws in combinations(pair_ranks, n):
                 out.append(_intern(PLANE_PAIRS, top, n, tuple(r for w in ws for r in (w, w))))
         res = tuple(out)
+        if len(_CPW) >= _NPW:
+            _CPW.clear()
         _CPW[h] = res
     return res
 
@@ -391,6 +426,8 @@ def _gen_four(m4: int, m1: int, m2: int) -> tuple[Move, ...]:
             for a, b in combinations(pairs, 2):
                 out.append(_intern(FOUR_PAIRS, f, 1, (a, a, b, b)))
         res = tuple(out)
+        if len(_CF) >= _NF:
+            _CF.clear()
         _CF[key] = res
     return res
 
@@ -417,8 +454,8 @@ def lead_moves(h: int) -> tuple[Move, ...]:
         res += _gen4(m4 | (h & JOKERS)) + _gen_four(m4, m1, m2)
     elif h & JOKERS == JOKERS:
         res += (ROCKET_MOVE,)
-    if len(_LEAD) > _CACHE_LIMIT:
-        _trim()
+    if len(_LEAD) >= _NLEAD:
+        _LEAD.clear()
     _LEAD[h] = res
     return res
 
@@ -472,16 +509,10 @@ def follow_moves(h: int, last: Move) -> tuple[Move, ...]:
             if m.kind == ROCKET or kind != BOMB or m.rank > rank:
                 out.append(m)
     res = tuple(out)
-    if len(_FOLLOW) > _CACHE_LIMIT:
-        _trim()
+    if len(_FOLLOW) >= _NFOLLOW:
+        _FOLLOW.clear()
     _FOLLOW[fkey] = res
     return res
-
-
-def _trim() -> None:
-    _LEAD.clear()
-    _FOLLOW.clear()
-    _CPW.clear()
 
 
 Move._interned = _INTERN
