@@ -41,6 +41,13 @@ LEVEL_OPTIONS = {"medium": {"prior": 40.0}, "hard": {"prior": 200.0}, "expert": 
 """The prior in proportion to the budget (easy's 10 for 50 iterations): the bias it gives
 fades as the favourite's visits grow (`bots.ismcts`), so with the same prior medium's 200
 iterations departed more often than easy's 50, and lost to it on the ladder."""
+HEURISTIC_PHASES = (TRUMP_PHASE, DECIDE)
+"""Phases whose decisions every search level leaves to this player, searching only the card
+plays: naming trumps, playing or passing and what to exchange hinge on cards nobody sees yet
+(the stock, the next card), and the search's departures there lost at every budget and world
+model tried (`bench.regret`: playing where this player passes, -1.5 to -3.1 RISCOS each), so
+that easy lost a RISCOS a match to this player from 20 points; searching only the tricks tied
+(BENCHMARKS.md)."""
 
 
 def hand_worth(hand: int, trump: int) -> float:
