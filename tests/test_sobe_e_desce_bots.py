@@ -38,6 +38,16 @@ def test_candidates_keep_one_card_of_each_equivalent_run() -> None:
     assert [m.text for m in candidates(GAME, s, 0, legal)] == ["2c", "5c", "7c"]
 
 
+def test_a_card_in_the_open_trick_separates_two_otherwise_equivalent_cards() -> None:
+    # spades trump: over the 7 just led, the ace wins the trick and the king loses it
+    s = play(new({0: "7s 2c 3c 4c 5c", 1: "Ks As 2d 3d 4d"}), "trump s", "play", "play", "play",
+             "play", "7s")
+    legal = GAME.legal_moves(s, 1)
+    assert [m.text for m in legal] == ["Ks", "As"]
+    assert [m.text for m in candidates(GAME, s, 1, legal)] == ["Ks", "As"]
+    assert choose(GAME, s, 1, legal, random.Random(1)) == Move("As")
+
+
 def test_the_heuristic_chooses_trumps_from_its_strength() -> None:
     s = new({0: "As 7s Ks 2c 3d"})
     assert choose(GAME, s, 0, GAME.legal_moves(s, 0), random.Random(1)) == Move("trump s")

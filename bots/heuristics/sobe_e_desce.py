@@ -41,6 +41,8 @@ LEVEL_OPTIONS = {"medium": {"prior": 40.0}, "hard": {"prior": 200.0}, "expert": 
 """The prior in proportion to the budget (easy's 10 for 50 iterations): the bias it gives
 fades as the favourite's visits grow (`bots.ismcts`), so with the same prior medium's 200
 iterations departed more often than easy's 50, and lost to it on the ladder."""
+VERSION = 2  # bump when this player's play or the search's candidates change: bench rows of
+# another version do not count (2: the open trick's cards no longer merge runs of cards)
 HEURISTIC_PHASES = (TRUMP_PHASE, DECIDE)
 """Phases whose decisions every search level leaves to this player, searching only the card
 plays: naming trumps, playing or passing and what to exchange hinge on cards nobody sees yet
@@ -187,15 +189,15 @@ _NO_CHANCE = random.Random(0)  # `choose` draws nothing; its signature wants an 
 
 def _distinct_cards(state: SobeEDesceState, seat: int, legal: Sequence[Move]) -> Sequence[Move]:
     """One card per run of equivalent cards: two cards of a suit with nothing between them but
-    the player's own cards and cards already played win and lose exactly the same tricks."""
+    the player's own cards and cards of finished tricks win and lose exactly the same tricks.
+    A card lying in the open trick still separates them: holding K and A of trumps over a 7
+    just played, only the ace takes the trick."""
     if len(legal) <= 1:
         return legal
     known = state.hands[seat]
     for _, cards, _ in state.tricks:
         for c in cards:
             known |= 1 << c
-    for _, c in state.trick:
-        known |= 1 << c
     kept = [legal[0]]
     prev = legal[0][1]
     for m in legal[1:]:
