@@ -28,14 +28,20 @@ def test_heuristic_and_candidates_stay_legal_in_every_phase() -> None:
                 assert Move("play") in cands
             move = choose(GAME, s, seat, legal, rng)
             assert move in legal
+            # the search's root leans towards this player's choice among the candidates:
+            # it is among them, and the move it would make from all the legal moves
+            assert choose(GAME, s, seat, cands, rng) == move and move in cands
             s = GAME.apply(s, seat, move)
 
 
 def test_candidates_keep_one_card_of_each_equivalent_run() -> None:
+    # runs 2c 3c, 5c and 7c Ac (4c and Q J K unseen between); the heuristic leads the master
+    # ace, which stands for its run
     s = play(new({0: "2c 3c 5c 7c Ac"}), "trump s", "play", "play", "play", "play")
     assert s.phase == PLAY
     legal = GAME.legal_moves(s, 0)
-    assert [m.text for m in candidates(GAME, s, 0, legal)] == ["2c", "5c", "7c"]
+    assert choose(GAME, s, 0, legal, random.Random(1)) == Move("Ac")
+    assert [m.text for m in candidates(GAME, s, 0, legal)] == ["2c", "5c", "Ac"]
 
 
 def test_a_card_in_the_open_trick_separates_two_otherwise_equivalent_cards() -> None:
