@@ -47,10 +47,17 @@ def level_print(game: str, *names: str) -> str:
     """What the named levels are for this game (budgets, search options and the version of
     the heuristic player they play out with): rows measured with other definitions of a
     level must not be counted as this one's."""
-    from bots.heuristics import get_level_options, get_search_options, get_version
+    from bots.heuristics import (
+        get_heuristic_phases,
+        get_level_options,
+        get_search_options,
+        get_version,
+    )
 
     own = {n: options for n in names if (options := get_level_options(game, n))}
+    phases = get_heuristic_phases(game)
     return repr([get_level(n) for n in names] + [get_search_options(game)] + ([own] if own else [])
+                + ([{"heuristic_phases": [int(p) for p in phases]}] if phases else [])
                 + [f"heuristic v{get_version(game)}"])
 
 

@@ -22,7 +22,10 @@ for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player
 search's departures from the heuristic player were measured to lose points at every budget)
 or for one level (`LEVEL_OPTIONS`: in Dou Dizhu and Doppelkopf medium takes easy's root prior 2,
 without which it played no better than easy; in Sobe e Desce the prior grows with the budget,
-a fifth of the iterations, without which medium lost to easy). No level weighs its worlds by what the other
+a fifth of the iterations, without which medium lost to easy). A game's module may also
+leave whole phases to its heuristic player at every search level (`HEURISTIC_PHASES`): Sobe e
+Desce's levels search only the card plays and play the heuristic's trump choice, play or pass
+and exchange, where every search tried lost points to it. No level weighs its worlds by what the other
 seats' moves say about their cards (`inference`, see `bots.inference`): against search
 players it places only 1-2% more of Dou Dizhu's hidden cards right, and in Sobe e Desce,
 against the heuristic player it models exactly, it did not make the search's departures pay.
@@ -31,6 +34,7 @@ against the heuristic player it models exactly, it did not make the search's dep
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -38,6 +42,7 @@ from bots.heuristics import (
     get_candidates,
     get_explains,
     get_heuristic,
+    get_heuristic_phases,
     get_reward,
     get_search_options,
 )
@@ -71,11 +76,27 @@ class Level:
         ]
         return f"Level({', '.join(parts)})"
 
+    @staticmethod
+    def follows_heuristic(game: Game, view: Any) -> bool:
+        """Whether this decision is one the game leaves to its heuristic player at every search
+        level (`HEURISTIC_PHASES`, see `bots.heuristics`): no search, the heuristic's move."""
+        phases = get_heuristic_phases(game.info.name)
+        return bool(phases) and getattr(view, "phase", None) in phases
+
     def choose(
         self, game: Game, view: Any, seat: int, rng: random.Random
     ) -> tuple[Any, SearchStats | None]:
         """A legal move for `seat` from its engine view (the game's View message)."""
         if self.kind == "ismcts":
+            if self.heuristic_playouts and self.follows_heuristic(game, view):
+                start = time.perf_counter()
+                state = game.sample(view, rng)
+                legal = game.legal_moves(state, seat)
+                if not legal:
+                    raise ValueError(f"seat {seat} has no legal move in this view")
+                move = get_heuristic(game.info.name)(game, state, seat, legal, rng)
+                text = game.format_move(move)
+                return move, SearchStats(0, time.perf_counter() - start, {text: 0}, 0.0)
             playout = get_heuristic(game.info.name) if self.heuristic_playouts else None
             prune = get_candidates(game.info.name) if self.pruned else None
             options = get_search_options(game.info.name, self.name)

@@ -6,7 +6,9 @@ optionally, `candidates` (a `CandidateFilter` narrowing the moves worth searchin
 sampled worlds in `bots.inference`), `rewards` (a `RewardFn` scoring a played-out deal for the search, where the deal's score change
 relative to the other seats misleads it) and `SEARCH_OPTIONS` (keyword arguments of
 `bots.ismcts.search` measured better for this game, e.g. `policy_opponents`), `LEVEL_OPTIONS`
-(the same for one level only: level name -> keyword arguments, over `SEARCH_OPTIONS`) and `VERSION`
+(the same for one level only: level name -> keyword arguments, over `SEARCH_OPTIONS`),
+`HEURISTIC_PHASES` (values of the view's `phase` at which the search levels play this player's
+move instead of searching) and `VERSION`
 (an int, 1 if absent, raised whenever the way it plays changes, so measurements of an earlier
 player are not counted as this one's).
 """
@@ -82,3 +84,10 @@ def get_version(game_name: str) -> int:
     """The version of the game's heuristic player (1 if it never changed its play)."""
     module = _module(game_name)
     return int(getattr(module, "VERSION", 1)) if module else 1
+
+
+def get_heuristic_phases(game_name: str) -> tuple[Any, ...]:
+    """The phases (of the view's `phase`) whose decisions the search levels leave to the game's
+    heuristic player; empty: every decision is searched."""
+    module = _module(game_name)
+    return tuple(getattr(module, "HEURISTIC_PHASES", ())) if module else ()

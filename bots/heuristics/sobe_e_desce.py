@@ -41,6 +41,16 @@ LEVEL_OPTIONS = {"medium": {"prior": 40.0}, "hard": {"prior": 200.0}, "expert": 
 """The prior in proportion to the budget (easy's 10 for 50 iterations): the bias it gives
 fades as the favourite's visits grow (`bots.ismcts`), so with the same prior medium's 200
 iterations departed more often than easy's 50, and lost to it on the ladder."""
+VERSION = 3  # bump when this player's play or the search's candidates change: bench rows of
+# another version do not count (2: the open trick's cards no longer merge runs of cards; 3: a
+# run of cards is searched as the card this player would play of it)
+HEURISTIC_PHASES = (TRUMP_PHASE, DECIDE)
+"""Phases whose decisions every search level leaves to this player, searching only the card
+plays: naming trumps, playing or passing and what to exchange hinge on cards nobody sees yet
+(the stock, the next card), and the search's departures there lost at every budget and world
+model tried (`bench.regret`: playing where this player passes, -1.5 to -3.1 RISCOS each), so
+that easy lost a RISCOS a match to this player from 20 points; searching only the tricks tied
+(BENCHMARKS.md)."""
 
 
 def hand_worth(hand: int, trump: int) -> float:
@@ -180,15 +190,22 @@ _NO_CHANCE = random.Random(0)  # `choose` draws nothing; its signature wants an 
 
 def _distinct_cards(state: SobeEDesceState, seat: int, legal: Sequence[Move]) -> Sequence[Move]:
     """One card per run of equivalent cards: two cards of a suit with nothing between them but
-    the player's own cards and cards already played win and lose exactly the same tricks."""
+    the player's own cards and cards of finished tricks win and lose exactly the same tricks.
+    A card lying in the open trick still separates them: holding K and A of trumps over a 7
+    just played, only the ace takes the trick.
+
+    A run stands for itself by its lowest card, except the run holding this player's own card,
+    which that card stands for: the search's root leans towards this player's choice among the
+    candidates (`prior`, `bots.ismcts`), and that choice must be the card it would play from
+    the whole hand (leading the master trump, it plays the top of its run; comparing side
+    masters of two suits, their top cards)."""
     if len(legal) <= 1:
         return legal
     known = state.hands[seat]
     for _, cards, _ in state.tricks:
         for c in cards:
             known |= 1 << c
-    for _, c in state.trick:
-        known |= 1 << c
+    own = _play(state, seat, legal)
     kept = [legal[0]]
     prev = legal[0][1]
     for m in legal[1:]:
@@ -196,6 +213,8 @@ def _distinct_cards(state: SobeEDesceState, seat: int, legal: Sequence[Move]) ->
         between = ((1 << c) - 1) & ~((2 << prev) - 1)
         if c // 10 != prev // 10 or between & ~known:
             kept.append(m)
+        elif m == own:
+            kept[-1] = m  # the same run: this player's card stands for it
         prev = c
     return kept
 
