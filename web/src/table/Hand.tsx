@@ -44,8 +44,10 @@ export function Hand({ cards, back, selected, onToggle, onPlay, enabled }: {
   const cardW = narrow ? 62 : 92;
   const cardH = Math.round(cardW * 1.447);
   const { step, perRow, rows } = layoutHand(cards.length, width, cardW);
-  const rowStep = Math.round(cardH * 0.58);
   const lift = 16;
+  // a picked card rises by `lift` into the row above: the covered card's middle stays in view
+  // (the point a tap or click lands on)
+  const rowStep = Math.max(Math.round(cardH * 0.58), Math.ceil(cardH / 2) + lift + 2);
   // a slight arc and turn on one row; rows on a phone stay straight
   const fan = rows === 1 && cards.length > 2;
   const mid = (cards.length - 1) / 2;
