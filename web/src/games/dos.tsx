@@ -90,5 +90,5 @@ export const dos: GameModule<DosView> = {
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), "Round"),
   finalLabel: "points (first to the target wins)",
-  progress: (g) => `Round ${g.round + 1} · first to ${g.target} points`,
+  progress: (g) => `Round ${g.round + 1} · first to ${g.target} point${g.target === 1 ? "" : "s"}`,
 };
