@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import pytest
@@ -27,25 +27,10 @@ from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
 from service.tables import Abandon, Code, SeatRequest, TableError, Tables
 from tests.support import Client, ServerProcess, bearer, rpc_code
+from tests.test_service_tables import Clock, run
 from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
 
-T = TypeVar("T")
 WAITING, PLAYING = 300.0, 1800.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(coro: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coro
-
-    return asyncio.run(main())
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
