@@ -26,6 +26,7 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
     "replay": ("bots.records", "main", "replay game records through the engine and check them"),
     "tournament": ("bots.tournament.cli", "main", "bot-versus-bot tournament through a server"),
     "tournament-merge": ("bots.tournament.cli", "merge_main", "merge tournament shards' results"),
+    "ladder": ("bots.ladder", "main", "keep playing rated matches on a server's ladder"),
     "tables": ("service.lobby", "main", "list a server's tables and how to watch each"),
 }
 

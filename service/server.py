@@ -28,12 +28,12 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from engines.contract import Game
-from service import metrics, views
+from service import ladder, metrics, views
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
-from service.store import EventKind, SeatKind, Store, StoreUnavailable, open_store
+from service.store import EventKind, Rating, SeatKind, Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
 from service.tables import (
     MAX_TABLE_ID_CHARS,
@@ -464,6 +464,37 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         out = await export_record(self.tables, request.table_id, bearer_token(context))
         f.update(version=out.version, moves=len(out.moves))
         return out
+
+
+    @unary
+    async def RateMatch(
+        self, request: pb.RateMatchRequest, context: Any, f: dict[str, Any]
+    ) -> pb.RateMatchResponse:
+        f.update(ladder=request.ladder[:64], match=request.match_id[:64],
+                 tables=len(request.table_ids))
+        self.keys.require(api_key(context), "tables", "Rating ladder matches")
+        out = await ladder.rate_match(
+            self.tables, request.ladder, request.match_id, list(request.table_ids)
+        )
+        f["already_rated"] = out.already_rated
+        return pb.RateMatchResponse(
+            ratings=[_rating(r) for r in out.ratings], already_rated=out.already_rated
+        )
+
+    @unary
+    async def ListRatings(
+        self, request: pb.ListRatingsRequest, context: Any, f: dict[str, Any]
+    ) -> pb.ListRatingsResponse:
+        f.update(ladder=request.ladder[:64], game=request.game[:64])
+        ratings = await ladder.list_ratings(self.tables, request.ladder, request.game)
+        f["count"] = len(ratings)
+        return pb.ListRatingsResponse(ratings=[_rating(r) for r in ratings])
+
+
+def _rating(r: Rating) -> pb.Rating:
+    return pb.Rating(game=r.game, entrant=r.entrant, mu=r.mu, sigma=r.sigma,
+                     ordinal=ladder.ordinal(r.mu, r.sigma), matches=r.matches,
+                     updated_at=r.updated_at)
 
 
 _UNPARSEABLE = object()

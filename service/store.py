@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -256,6 +257,10 @@ def flags_fields(flags: int) -> dict[str, bool]:
 TIMER_OPTION = "turn_seconds"
 # the table option that makes a table private: no spectators, not listed in the lobby
 PRIVATE_OPTION = "private"
+# the table option naming the ladder a table is played for (RateMatch rates only its tables)
+LADDER_OPTION = "ladder"
+# what a ladder may be called: the characters and length of an entrant's name
+LADDER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
 
 
 @dataclass(frozen=True)
@@ -353,6 +358,70 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
     return not flt.timed or bool(record.options.get(TIMER_OPTION))
 
 
+class TableRated(StoreError):
+    """A table of the match was rated before under another match: nothing was written."""
+
+    def __init__(self, table_id: str, match_id: str) -> None:
+        super().__init__(f"table {table_id} was rated under match {match_id!r}")
+        self.table_id = table_id
+        self.match_id = match_id
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An entrant's standing on one ladder in one game (OpenSkill mu and sigma)."""
+
+    ladder: str
+    game: str
+    entrant: str
+    mu: float
+    sigma: float
+    matches: int
+    updated_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mu": self.mu, "sigma": self.sigma, "matches": self.matches,
+                "updated_at": self.updated_at}
+
+    @classmethod
+    def from_json(cls, ladder: str, game: str, entrant: str, data: dict[str, Any]) -> Rating:
+        return cls(ladder, game, entrant, float(data["mu"]), float(data["sigma"]),
+                   int(data["matches"]), float(data["updated_at"]))
+
+
+@dataclass(frozen=True)
+class RatedMatch:
+    """A match rated on a ladder: its tables are never rated again, nor is its id."""
+
+    ladder: str
+    match_id: str
+    game: str
+    table_ids: tuple[str, ...]
+    entrants: tuple[str, ...]
+    rated_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "table_ids": list(self.table_ids),
+                "entrants": list(self.entrants), "rated_at": self.rated_at}
+
+    @classmethod
+    def from_json(cls, ladder: str, match_id: str, data: dict[str, Any]) -> RatedMatch:
+        return cls(ladder, match_id, data["game"], tuple(data["table_ids"]),
+                   tuple(data["entrants"]), float(data["rated_at"]))
+
+
+Ratings = list[Rating]  # spelt out here: inside the stores, `list` is their listing method
+
+# the new ratings of a match's entrants from their current ones (absent: never rated); run
+# by `Store.rate` inside its atomic step, so it must be pure and quick
+RatingUpdate = Callable[[Mapping[str, Rating]], Sequence[Rating]]
+
+
+def sort_ratings(ratings: Sequence[Rating]) -> list[Rating]:
+    """Standings order: per game, the best conservative rating (mu - 3 sigma) first."""
+    return sorted(ratings, key=lambda r: (r.game, -(r.mu - 3 * r.sigma), r.entrant))
+
+
 class Store(ABC):
     """Async and narrow on purpose: a Redis backend needs only get/set-if-version and a stream."""
 
@@ -410,6 +479,23 @@ class Store(ABC):
 
     # whether wait_for_change hears writes made by other processes
     notifies_changes = False
+
+    # --- ladders ------------------------------------------------------------------------
+    @abstractmethod
+    async def ratings(self, ladder: str, game: str = "") -> Ratings:
+        """The ladder's ratings of one game (empty: every game), in `sort_ratings` order."""
+
+    @abstractmethod
+    async def rated_match(self, ladder: str, match_id: str) -> RatedMatch | None:
+        """The match rated under this id on the ladder, or None."""
+
+    @abstractmethod
+    async def rate(self, match: RatedMatch, update: RatingUpdate) -> RatedMatch | None:
+        """Rates a match once, atomically (whatever other writers, processes or replicas do
+        meanwhile): if its id is rated already, returns that stored match and writes
+        nothing; if one of its tables was rated under another id, raises TableRated and
+        writes nothing; else stores `update(current ratings of its entrants)` together with
+        the match and its tables as rated, and returns None."""
 
     async def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Releases connections and files."""

@@ -6,14 +6,20 @@ from collections.abc import Sequence
 
 from service.store import (
     Event,
+    RatedMatch,
+    Rating,
+    Ratings,
+    RatingUpdate,
     Store,
     TableExists,
     TableFilter,
     TableMissing,
+    TableRated,
     TableRecord,
     VersionConflict,
     check_commit,
     matches,
+    sort_ratings,
 )
 
 
@@ -23,6 +29,9 @@ class MemoryStore(Store):
     def __init__(self) -> None:
         self._tables: dict[str, TableRecord] = {}
         self._events: dict[str, list[Event]] = {}
+        self._ratings: dict[tuple[str, str, str], Rating] = {}  # (ladder, game, entrant)
+        self._matches: dict[tuple[str, str], RatedMatch] = {}  # (ladder, match id)
+        self._rated_tables: dict[str, str] = {}  # table id -> the match id it was rated under
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -71,3 +80,29 @@ class MemoryStore(Store):
         found = [r for r in self._tables.values() if matches(r, flt)]
         found.sort(key=flt.order_key, reverse=not flt.oldest_first)
         return found[: flt.limit]
+
+    async def ratings(self, ladder: str, game: str = "") -> Ratings:
+        return sort_ratings([r for (lad, g, _), r in self._ratings.items()
+                             if lad == ladder and (not game or g == game)])
+
+    async def rated_match(self, ladder: str, match_id: str) -> RatedMatch | None:
+        return self._matches.get((ladder, match_id))
+
+    async def rate(self, match: RatedMatch, update: RatingUpdate) -> RatedMatch | None:
+        # no await from the first read to the last write: atomic within the event loop
+        stored = self._matches.get((match.ladder, match.match_id))
+        if stored is not None:
+            return stored
+        for table_id in match.table_ids:
+            other = self._rated_tables.get(table_id)
+            if other is not None:
+                raise TableRated(table_id, other)
+        current = {e: r for e in match.entrants
+                   if (r := self._ratings.get((match.ladder, match.game, e))) is not None}
+        new = update(current)
+        for r in new:
+            self._ratings[(r.ladder, r.game, r.entrant)] = r
+        self._matches[(match.ladder, match.match_id)] = match
+        for table_id in match.table_ids:
+            self._rated_tables[table_id] = match.match_id
+        return None

@@ -15,6 +15,11 @@ Layout, per table `<id>`:
   (score: seen_at) hold the watched open tables, for the round that closes abandoned ones.
 - A person's presence (`touch`) is a script of its own: it raises the record's `seen_at` and
   its score in the idle index, never the version.
+- Ladders (never expire): `lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as JSON;
+  `lad:m:<ladder>`, a hash match id -> the rated match as JSON; `lad:t`, a hash table id ->
+  the match id it was rated under. A rating is one WATCH/MULTI/EXEC over the three: of two
+  replicas racing to rate one match, the second's EXEC fails, it reads again and finds the
+  match rated.
 
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
@@ -44,7 +49,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.logging import get_logger
@@ -52,6 +57,10 @@ from service.store import (
     TIMER_OPTION,
     Event,
     EventKind,
+    RatedMatch,
+    Rating,
+    Ratings,
+    RatingUpdate,
     SeatsJson,
     Status,
     Store,
@@ -59,6 +68,7 @@ from service.store import (
     TableExists,
     TableFilter,
     TableMissing,
+    TableRated,
     TableRecord,
     VersionConflict,
     check_commit,
@@ -66,6 +76,7 @@ from service.store import (
     flags_fields,
     matches,
     seats_from_json,
+    sort_ratings,
 )
 
 DEFAULT_PREFIX = "croupier:"
@@ -650,6 +661,67 @@ class RedisStore(Store):
                 pipe.execute_command("ZINTERCARD", 2, self._game_key(g), self._status_key(s))
             counts = await pipe.execute()
         return {(g, s.value): int(n) for (g, s), n in zip(keys, counts, strict=True) if n}
+
+    # --- ladders ------------------------------------------------------------------------
+    def _ladder_keys(self, ladder: str) -> tuple[str, str, str]:
+        """(ratings, matches, rated tables) keys."""
+        p = self.prefix
+        return f"{p}lad:r:{ladder}", f"{p}lad:m:{ladder}", f"{p}lad:t"
+
+    async def ratings(self, ladder: str, game: str = "") -> Ratings:
+        with _reachable():
+            found = await self._redis.hgetall(self._ladder_keys(ladder)[0])
+        out: Ratings = []
+        for name, value in found.items():
+            g, _, entrant = name.decode().partition("/")
+            if not game or g == game:
+                out.append(Rating.from_json(ladder, g, entrant, json.loads(value)))
+        return sort_ratings(out)
+
+    async def rated_match(self, ladder: str, match_id: str) -> RatedMatch | None:
+        with _reachable():
+            found = await self._redis.hget(self._ladder_keys(ladder)[1], match_id)
+        return None if found is None else RatedMatch.from_json(ladder, match_id, json.loads(found))
+
+    async def rate(self, match: RatedMatch, update: RatingUpdate) -> RatedMatch | None:
+        ratings_key, matches_key, tables_key = self._ladder_keys(match.ladder)
+        fields = [f"{match.game}/{e}" for e in match.entrants]
+        with _reachable():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        await pipe.watch(ratings_key, matches_key, tables_key)
+                        stored = await pipe.hget(matches_key, match.match_id)
+                        if stored is not None:
+                            return RatedMatch.from_json(match.ladder, match.match_id,
+                                                        json.loads(stored))
+                        taken = await pipe.hmget(tables_key, list(match.table_ids))
+                        refused = [(t, o.decode()) for t, o in zip(match.table_ids, taken,
+                                                                   strict=True) if o is not None]
+                        if refused:
+                            # the reads are not one snapshot: a rating landing between them
+                            # (this very match's, by another replica) makes this empty EXEC
+                            # fail, and the loop reads again
+                            pipe.multi()
+                            await pipe.execute()
+                            raise TableRated(*refused[0])
+                        values = await pipe.hmget(ratings_key, fields)
+                        current = {
+                            e: Rating.from_json(match.ladder, match.game, e, json.loads(v))
+                            for e, v in zip(match.entrants, values, strict=True) if v is not None
+                        }
+                        new = update(current)
+                        pipe.multi()
+                        pipe.hset(ratings_key, mapping={
+                            f"{r.game}/{r.entrant}": json.dumps(r.to_json()) for r in new
+                        })
+                        pipe.hset(matches_key, match.match_id, json.dumps(match.to_json()))
+                        pipe.hset(tables_key, mapping={t: match.match_id
+                                                       for t in match.table_ids})
+                        await pipe.execute()
+                        return None
+                    except WatchError:
+                        continue  # another rating landed meanwhile: read again
 
     # --- waiting ------------------------------------------------------------------------
     notifies_changes = True

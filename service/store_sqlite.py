@@ -47,6 +47,10 @@ from service.store import (
     TIMER_OPTION,
     Event,
     EventKind,
+    RatedMatch,
+    Rating,
+    Ratings,
+    RatingUpdate,
     SeatsJson,
     Status,
     Store,
@@ -54,6 +58,7 @@ from service.store import (
     TableExists,
     TableFilter,
     TableMissing,
+    TableRated,
     TableRecord,
     VersionConflict,
     check_commit,
@@ -62,6 +67,7 @@ from service.store import (
     matches,
     seats_from_json,
     seats_to_json,
+    sort_ratings,
 )
 
 T = TypeVar("T")
@@ -131,11 +137,46 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, version)
 );
 """
+# Ladders: ratings per (ladder, game, entrant), the matches rated (their tables and entrants
+# as JSON lists) and each rated table with the match it was rated under. Written only by
+# `rate`, in one transaction.
+LADDER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ratings (
+    ladder TEXT NOT NULL,
+    game TEXT NOT NULL,
+    entrant TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (ladder, game, entrant)
+);
+CREATE TABLE IF NOT EXISTS rated_matches (
+    ladder TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    game TEXT NOT NULL,
+    table_ids TEXT NOT NULL,
+    entrants TEXT NOT NULL,
+    rated_at REAL NOT NULL,
+    PRIMARY KEY (ladder, match_id)
+);
+CREATE TABLE IF NOT EXISTS rated_tables (
+    table_id TEXT PRIMARY KEY,
+    ladder TEXT NOT NULL,
+    match_id TEXT NOT NULL
+);
+"""
 SCHEMA = (
     TABLES_SCHEMA.format(
         timed=TIMED, added="".join(f",\n    {name} {kind}" for name, kind in ADDED_COLUMNS)
     )
     + EVENTS_SCHEMA
+    + LADDER_SCHEMA
+)
+RATING_COLUMNS = "ladder, game, entrant, mu, sigma, matches, updated_at"
+SELECT_MATCH = (
+    "SELECT game, table_ids, entrants, rated_at FROM rated_matches"
+    " WHERE ladder = ? AND match_id = ?"
 )
 
 TABLE_COLUMNS = (
@@ -542,6 +583,93 @@ class SQLiteStore(Store):
             return {(g, s): n for g, s, n in rows.fetchall()}
 
         return await self._read(run)
+
+    # --- ladders ------------------------------------------------------------------------
+    async def ratings(self, ladder: str, game: str = "") -> Ratings:
+        sql = f"SELECT {RATING_COLUMNS} FROM ratings WHERE ladder = ?"
+        args: tuple[str, ...] = (ladder,)
+        if game:
+            sql, args = sql + " AND game = ?", (ladder, game)
+
+        def run(conn: sqlite3.Connection) -> Ratings:
+            return sort_ratings([Rating(*row) for row in conn.execute(sql, args)])
+
+        return await self._read(run)
+
+    @staticmethod
+    def _match(conn: sqlite3.Connection, ladder: str, match_id: str) -> RatedMatch | None:
+        row = conn.execute(SELECT_MATCH, (ladder, match_id)).fetchone()
+        if row is None:
+            return None
+        return RatedMatch(ladder, match_id, row[0], tuple(json.loads(row[1])),
+                          tuple(json.loads(row[2])), row[3])
+
+    async def rated_match(self, ladder: str, match_id: str) -> RatedMatch | None:
+        return await self._read(lambda conn: self._match(conn, ladder, match_id))
+
+    async def rate(self, match: RatedMatch, update: RatingUpdate) -> RatedMatch | None:
+        """One IMMEDIATE transaction on the loop's connection, run without an await between
+        BEGIN and COMMIT: the queued writes of `commit` go in transactions of their own
+        between loop turns, so none is open now; another process holding the write lock is
+        waited for (sleeping) as reads do."""
+        conn = self._connection()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._busy_timeout
+        delay = FIRST_RETRY_S
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as e:
+                if not _is_busy(e) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LAST_RETRY_S)
+            conn = self._connection()
+        try:
+            outcome = self._rate_in(conn, match, update)
+            if outcome is None:
+                conn.execute("COMMIT")
+            else:
+                conn.execute("ROLLBACK")
+        except BaseException:
+            _rollback(conn)
+            raise
+        return outcome
+
+    def _rate_in(self, conn: sqlite3.Connection, match: RatedMatch, update: RatingUpdate
+                 ) -> RatedMatch | None:
+        stored = self._match(conn, match.ladder, match.match_id)
+        if stored is not None:
+            return stored
+        marks = ", ".join("?" * len(match.table_ids))
+        taken = conn.execute(
+            f"SELECT table_id, match_id FROM rated_tables WHERE table_id IN ({marks})"
+            " ORDER BY table_id", match.table_ids,
+        ).fetchone()
+        if taken is not None:
+            raise TableRated(taken[0], taken[1])
+        marks = ", ".join("?" * len(match.entrants))
+        rows = conn.execute(
+            f"SELECT {RATING_COLUMNS} FROM ratings WHERE ladder = ? AND game = ?"
+            f" AND entrant IN ({marks})", (match.ladder, match.game, *match.entrants),
+        )
+        new = update({row[2]: Rating(*row) for row in rows})
+        conn.executemany(
+            f"INSERT OR REPLACE INTO ratings ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(r.ladder, r.game, r.entrant, r.mu, r.sigma, r.matches, r.updated_at) for r in new],
+        )
+        conn.execute(
+            "INSERT INTO rated_matches (ladder, match_id, game, table_ids, entrants, rated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (match.ladder, match.match_id, match.game, json.dumps(list(match.table_ids)),
+             json.dumps(list(match.entrants)), match.rated_at),
+        )
+        conn.executemany(
+            "INSERT INTO rated_tables (table_id, ladder, match_id) VALUES (?, ?, ?)",
+            [(t, match.ladder, match.match_id) for t in match.table_ids],
+        )
+        return None
 
     # --- writing ------------------------------------------------------------------------
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:

@@ -36,6 +36,8 @@ from engines.contract import Game, IllegalMove
 from service import states
 from service.logging import get_logger
 from service.store import (
+    LADDER_NAME,
+    LADDER_OPTION,
     PRIVATE_OPTION,
     TIMER_OPTION,
     Event,
@@ -73,9 +75,10 @@ DEFAULT_BOT_LEVEL = "random"
 # Options of the table rather than the game: kept in the table's options, never given to the
 # engine. private: spectators (calls without a seat token) are refused and the lobby does not
 # list the table (it is joined by id); turn_seconds: a seat
-# that has not moved this long after the table's last event is played for (auto moves).
+# that has not moved this long after the table's last event is played for (auto moves);
+# ladder: the ladder whose matches the table is played for (only such tables are rated).
 TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    PRIVATE_OPTION: bool, TIMER_OPTION: (int, float)
+    PRIVATE_OPTION: bool, TIMER_OPTION: (int, float), LADDER_OPTION: str
 }
 MAX_TURN_SECONDS = 24 * 3600.0
 # turn timers that run out in a row before a seat counts as gone: from then on the server plays
@@ -449,7 +452,8 @@ class Tables:
             if name in options and (
                 not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
             ):
-                what = "true or false" if kind is bool else "a number of seconds"
+                what = ("true or false" if kind is bool else "a string" if kind is str
+                        else "a number of seconds")
                 raise TableError(
                     Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}"
                 )
@@ -458,6 +462,13 @@ class Tables:
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
+            )
+        ladder = options.get(LADDER_OPTION)
+        if ladder is not None and LADDER_NAME.fullmatch(ladder) is None:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"table option {LADDER_OPTION!r} must be 1 to 40 of a-z, 0-9, '_', '.', '-', "
+                "starting with a letter or digit",
             )
         seed = secrets.token_hex(16)
         stored_options = json.loads(options_json)

@@ -43,7 +43,7 @@ from service.web_guard import ClearProtocolErrors, EagerBody, needs_http2, refus
 SERVICE = pb.DESCRIPTOR.services_by_name["Croupier"]
 PREFIX = f"/{SERVICE.full_name}/"
 # reads: Connect lets browsers send them as cacheable GETs
-NO_SIDE_EFFECTS = frozenset({"ListGames", "ListTables", "GetView", "Ping"})
+NO_SIDE_EFFECTS = frozenset({"ListGames", "ListTables", "GetView", "Ping", "ListRatings"})
 DEFAULT_DIST = Path(__file__).resolve().parent.parent / "web" / "dist"
 # headers a browser script must be allowed to send and to read for Connect and gRPC-Web
 ALLOW_HEADERS = [

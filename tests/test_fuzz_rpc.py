@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import random
 import sqlite3
 import string
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 
 from bots.levels import LEVELS
 from engines.registry import GAMES
+from service.store import LADDER_NAME
 from service.tables import CLIENT_TOKEN
 from tests.support import Client, ServerProcess, bearer
 
@@ -351,6 +353,62 @@ def test_fuzz_list_games_tables_and_ping(world: World) -> None:
         except grpc.RpcError as e:
             assert e.code() == C.RESOURCE_EXHAUSTED and len(payload) > 64 * 1024
         assert world.snapshot() == before
+
+    run()
+
+
+def ladder_snapshot(world: World) -> dict[str, list[tuple[object, ...]]]:
+    """Every stored rating, rated match and rated table, from SQLite."""
+    with closing(sqlite3.connect(f"file:{world.server.db}?mode=ro", uri=True)) as conn:
+        return {name: sorted(conn.execute(f"SELECT * FROM {name}").fetchall())
+                for name in ("ratings", "rated_matches", "rated_tables")}
+
+
+def test_fuzz_rate_match_and_list_ratings(world: World) -> None:
+    """RateMatch may rate only the one finished table of ladder 'fz' (once: a repeat is
+    already rated); whatever else comes is refused with the stored tables and ratings as
+    they were. ListRatings answers every well-formed ladder and known game."""
+    client = world.client
+    seats = [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=level)
+             for level in ("random", "heuristic", "easy")]
+    finished = client.create(seats=seats, options=struct_of({"ladder": "fz", "deals": 1})).table_id
+    for seat in range(3):
+        client.join(finished, seat=seat, bot=True)
+    client.play_to_end(finished, random.Random(1))
+    ladders = st.one_of(st.sampled_from(["fz", "main", "", "x" * 41, "FZ"]), texts)
+    ids = st.one_of(st.just(finished), table_ids(world))
+    rated: set[str] = set()
+
+    @FUZZ
+    @given(ladder=ladders, match_id=st.one_of(st.sampled_from(["m1", "m2"]), texts),
+           tables=st.lists(ids, max_size=4), game=games)
+    def run(ladder, match_id, tables, game) -> None:
+        before, ratings_before = world.snapshot(), ladder_snapshot(world)
+        stub = world.client.stub
+        req = pb.RateMatchRequest(ladder=ladder, match_id=match_id, table_ids=tables)
+        code, details, reply = call(stub.RateMatch, req)
+        assert world.snapshot() == before
+        if code == C.OK:
+            assert ladder == "fz" and tables == [finished] and match_id.isprintable()
+            again = cast(pb.RateMatchResponse, reply).already_rated
+            assert again == (match_id in rated) and (again or not rated)
+            if again:
+                assert ladder_snapshot(world) == ratings_before
+            rated.add(match_id)
+        else:
+            refused_without_change(world, before, code, details, f"RateMatch({req})")
+            assert ladder_snapshot(world) == ratings_before
+            if not LADDER_NAME.fullmatch(ladder) or not match_id or not tables:
+                assert code == C.INVALID_ARGUMENT
+        code, details, reply = call(stub.ListRatings,
+                                    pb.ListRatingsRequest(ladder=ladder, game=game))
+        well_formed = (not ladder or LADDER_NAME.fullmatch(ladder)) and (
+            not game or game in GAMES)
+        assert (code == C.OK) == bool(well_formed), (ladder, game, code, details)
+        if code == C.OK:
+            got = cast(pb.ListRatingsResponse, reply).ratings
+            assert len(got) == (3 if rated and ladder == "fz" and game in ("", "dou_dizhu")
+                                else 0)
 
     run()
 

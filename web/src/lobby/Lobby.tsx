@@ -1,5 +1,5 @@
-// The lobby: your name, the form for a new table, and the tables as cards (newest first,
-// paged, filtered by game and status).
+// The lobby: your name, the form for a new table, the tables as cards (newest first,
+// paged, filtered by game and status), and the ladder's standings.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import type { JSX } from "preact";
@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText, joinTable, playerName, setPlayerName, tokenFor } from "../api";
 import { GameInfoSchema, SeatKind, TableStatus, type GameInfo, type Table } from "../gen/croupier/v1/croupier_pb";
 import { CreateForm } from "./CreateForm";
+import { Ladder } from "./Ladder";
 
 const LOBBY_PAGE = 20;
 const STATUS_WORDS: Record<number, string> = {
@@ -151,6 +152,7 @@ export function Lobby(): JSX.Element {
             onClick={() => setPage(page + 1)}>Older →</button>
         </div>
       </section>
+      <Ladder games={games} followGame={gameFilter} />
     </div>
   );
 }
