@@ -712,7 +712,7 @@ class Tables:
                         Code.FAILED_PRECONDITION,
                         f"seat {seat} is open to people, not reserved for entrant {entrant}",
                     )
-                if bot and not self._bot_may_take(record, target, now):
+                if bot and not self._bot_may_take(record, target, now, entrant):
                     due = record.fill_due_at()
                     why = (
                         "this table does not fill seats with bots"
