@@ -37,6 +37,7 @@ from service import states
 from service.logging import get_logger
 from service.store import (
     BUDGET_OPTION,
+    FALLBACKS,
     PRIVATE_OPTION,
     TIMER_OPTION,
     Event,
@@ -806,9 +807,21 @@ class Tables:
 
     # --- moves --------------------------------------------------------------------------
     async def move(
-        self, table_id: str, token: str | None, text: str, expected_version: int
+        self,
+        table_id: str,
+        token: str | None,
+        text: str,
+        expected_version: int,
+        fallback: str = "",
     ) -> MoveOutcome:
-        """Plays `text` for the token's seat. `expected_version` 0 skips the version check."""
+        """Plays `text` for the token's seat. `expected_version` 0 skips the version check.
+        `fallback`: why a bot client plays this in place of its bot's answer (recorded)."""
+        if fallback and fallback not in FALLBACKS:
+            shown = repr(fallback) if len(fallback) <= MAX_BOT_LEVEL_CHARS else "this one"
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"fallback must be empty or one of {', '.join(FALLBACKS)}; not {shown}",
+            )
         if len(text) > MAX_MOVE_CHARS:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters"
@@ -863,7 +876,9 @@ class Tables:
             if mover.timeouts or mover.away:  # back at the table: the timer count starts over
                 seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
             try:
-                return await self._play(record, game, state, seat, move, seats=seats)
+                return await self._play(
+                    record, game, state, seat, move, seats=seats, fallback=fallback
+                )
             except TableError as e:
                 if e.code != Code.ABORTED or not expected_version:
                     raise
@@ -917,6 +932,7 @@ class Tables:
         move: Any,
         auto: bool = False,
         seats: tuple[Seat, ...] | None = None,
+        fallback: str = "",
     ) -> MoveOutcome:
         """Applies and commits one move of `seat` (the caller holds the table's lock)."""
         try:
@@ -948,6 +964,7 @@ class Tables:
                 canonical,
                 deal_over,
                 auto,
+                fallback=fallback,
             )
         ]
         if over:
@@ -971,6 +988,7 @@ class Tables:
         deal_over: bool = False,
         auto: bool = False,
         abandoned: bool = False,
+        fallback: str = "",
     ) -> Event:
         return Event(
             table_id=record.table_id,
@@ -986,6 +1004,7 @@ class Tables:
             deal_over=deal_over,
             auto=auto,
             abandoned=abandoned,
+            fallback=fallback,
         )
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
