@@ -9,8 +9,11 @@ read what its bots were given, and the runner's own records of its seats for the
 from __future__ import annotations
 
 import asyncio
+import math
 import random
+import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -176,8 +179,11 @@ class Recorder(sdk.Bot):
 
     blocking = True
     given: list[bytes] = []
+    calls: Counter[str] = Counter()
+    time_left: set[float] = set()
 
     def _keep(self, *args: Any) -> None:
+        self.calls[sys._getframe(1).f_code.co_name] += 1
         for arg in args:
             if isinstance(arg, Message):
                 self.given.append(arg.SerializeToString())
@@ -187,6 +193,7 @@ class Recorder(sdk.Bot):
 
     def choose(self, view: pb.TableView, legal_moves: list[str], time_left: float) -> str:
         self._keep(view, legal_moves, time_left, self.__dict__)
+        self.time_left.add(time_left)
         return random.choice(legal_moves)
 
     def on_seat(self, seat: sdk.SeatContext) -> None:
@@ -205,6 +212,9 @@ class Recorder(sdk.Bot):
         self._keep(view, legal_moves)
         return legal_moves[0]
 
+    async def close(self) -> None:
+        self._keep()
+
 
 class TokenWatch(Runner):
     """A runner that notes its seats' tokens as it claims them (read from its internals, for
@@ -222,7 +232,7 @@ class TokenWatch(Runner):
 def test_the_seat_token_never_reaches_the_bot(
     sdk_server: ServerProcess, sdk_client: Client
 ) -> None:
-    Recorder.given = []
+    Recorder.given, Recorder.calls, Recorder.time_left = [], Counter(), set()
     runner = TokenWatch(Recorder, settings(sdk_server))
     runner.tokens = []
     running = run_runner(runner)
@@ -233,7 +243,11 @@ def test_the_seat_token_never_reaches_the_bot(
         running.finish()
     tokens = set(runner.tokens)
     assert len(tokens) == 3 and all(len(t) >= 22 for t in tokens)
-    assert len(Recorder.given) > 100  # every hook was called, many times
+    # every hook was called: one instance per seat, closed with its seat
+    calls = Recorder.calls
+    assert calls["on_seat"] == calls["on_match_end"] == calls["on_leave"] == calls["close"] == 3
+    assert calls["choose"] > 10 and calls["on_event"] > calls["choose"]
+    assert Recorder.time_left == {math.inf}  # the table has no timer
     blob = b"\n".join(Recorder.given)
     assert b"SeatContext(table_id=" + repr(table_id).encode() in blob
     for token in tokens:
