@@ -14,6 +14,7 @@ from typing import Any
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
+from bots.levels import LEVELS
 from engines.contract import Game, OptionSpec, public_options
 from engines.registry import get_game
 from service import states
@@ -110,11 +111,13 @@ class _TableTemplates:
                 pb.SeatInfo(
                     seat=i,
                     kind=SEAT_KIND[s.kind],
-                    bot_level=s.bot_level,
+                    # Seat.bot_level holds a bot seat's entrant: a level's, or an outside one's
+                    bot_level=s.bot_level if s.bot_level in LEVELS else "",
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
                     away=s.away,
+                    entrant=s.bot_level if s.kind == SeatKind.BOT else "",
                 )
                 for i, s in enumerate(seats)
             ],
