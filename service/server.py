@@ -33,7 +33,15 @@ from service.limits import Guard, Limits, SharedCounts, client_key
 from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
-from service.store import EventKind, SeatKind, Store, StoreUnavailable, open_store
+from service.store import (
+    TIMER_OPTION,
+    EventKind,
+    SeatKind,
+    Status,
+    Store,
+    StoreUnavailable,
+    open_store,
+)
 from service.store_redis import RedisStore
 from service.tables import (
     MAX_TABLE_ID_CHARS,
@@ -341,7 +349,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         if seat is not None and record.seats[seat].away:
             record = await self.tables.come_back(record, seat)
         f.update(seat=seat, version=record.version)
-        return views.table_view(self.tables.game(record.game), record, seat)
+        last_time = None
+        if seat is not None and record.status == Status.PLAYING and record.options.get(
+            TIMER_OPTION
+        ):  # the deadline counts from the last event: read only where there is one
+            last = await self.tables.store.events_after(record.table_id, record.version - 1, 1)
+            last_time = last[0].time if last else None
+        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time)
 
     @unary
     async def SubmitMove(
@@ -364,7 +378,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         reply = pb.SubmitMoveResponse(
             version=out.record.version, move=out.move, public_move=out.public
         )
-        views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
+        views.table_view(
+            self.tables.game(out.record.game), out.record, out.seat, reply.view,
+            last_time=out.events[-1].time,
+        )
         return reply
 
     @streaming

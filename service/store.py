@@ -191,6 +191,13 @@ class TableRecord:
         new.__dict__.update(self.__dict__, **changes)
         return new
 
+    def budget_left(self, seat: int) -> float | None:
+        """What `seat` has left of its match budget (option match_seconds); None: no budget."""
+        budget = self.options.get(BUDGET_OPTION)
+        if budget is None:
+            return None
+        return max(0.0, float(budget) - self.seats[seat].budget_used)
+
     def fill_due_at(self) -> float | None:
         """When empty human seats are handed to bots (None: never, or none is empty)."""
         if self.status.closed or self.fill_with_bots_after_seconds <= 0:

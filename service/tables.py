@@ -872,9 +872,12 @@ class Tables:
                     Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
                 )
             mover = record.seats[seat]
+            moved = mover.back() if mover.timeouts or mover.away else mover  # the count restarts
+            if BUDGET_OPTION in record.options and seat in game.on_turn(state):
+                moved = await self._spend(record, moved, self.clock())
             seats = None
-            if mover.timeouts or mover.away:  # back at the table: the timer count starts over
-                seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
+            if moved != mover:
+                seats = record.seats[:seat] + (moved,) + record.seats[seat + 1 :]
             try:
                 return await self._play(
                     record, game, state, seat, move, seats=seats, fallback=fallback
@@ -887,6 +890,22 @@ class Tables:
                 if replay is None:
                     raise
                 return replay
+
+    async def _spend(self, record: TableRecord, mover: Seat, now: float) -> Seat:
+        """`mover` with what it thought past turn_seconds since the table's last event drawn
+        from its match budget (never more than the budget)."""
+        last = await self.store.events_after(record.table_id, record.version - 1, 1)
+        if not last:
+            return mover
+        return self._spent(record, mover, now - last[0].time)
+
+    @staticmethod
+    def _spent(record: TableRecord, mover: Seat, waited: float) -> Seat:
+        budget = float(record.options.get(BUDGET_OPTION) or 0)
+        excess = waited - float(record.options.get(TIMER_OPTION) or 0)
+        if excess <= 0 or mover.budget_used >= budget:
+            return mover
+        return replace(mover, budget_used=min(budget, mover.budget_used + excess))
 
     async def _replay(
         self, record: TableRecord, game: Game, seat: int, move: Any, expected_version: int
@@ -1009,7 +1028,8 @@ class Tables:
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
         """Plays for the seat the table waits for (the engine's `on_turn`) at every playing
-        table whose `turn_seconds` have passed since its last event, with
+        table whose `turn_seconds` (plus what is left of that seat's match budget, option
+        match_seconds) have passed since its last event, with
         `choose(game_name)(game, state, seat, legal, rng)` (the game's heuristic player); the
         event says `auto`. Seats that may act out of turn (announcements, calls) are never
         played for: they need not act. Returns how many moves were played."""
@@ -1033,12 +1053,16 @@ class Tables:
                     continue
                 seat = waited[0]
                 mover = record.seats[seat]
+                spent = mover
                 if not mover.away:
                     last = await self.store.events_after(record.table_id, record.version - 1, 1)
-                    if not last or last[0].time + limit > self.clock():
+                    now = self.clock()
+                    if not last or last[0].time + limit + (record.budget_left(seat) or 0) > now:
                         continue
+                    # it waited through the whole budget: spent, down to rounding
+                    spent = self._spent(record, mover, now - last[0].time)
                 count = mover.timeouts + 1
-                gone = replace(mover, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
+                gone = replace(spent, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
                 seats = record.seats[:seat] + (gone,) + record.seats[seat + 1 :]
                 legal = list(game.legal_moves(state, seat))
                 move = choose(record.game)(game, state, seat, legal, random.Random())

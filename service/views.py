@@ -18,7 +18,7 @@ from bots.levels import LEVELS
 from engines.contract import Game, OptionSpec, public_options
 from engines.registry import get_game
 from service import states
-from service.store import Event, EventKind, SeatKind, Status, TableRecord
+from service.store import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
 
 STATUS = {
     Status.WAITING: pb.TABLE_STATUS_WAITING,
@@ -172,10 +172,16 @@ def result(game: Game, state: Any) -> pb.Result:
 
 
 def table_view(
-    game: Game, record: TableRecord, seat: int | None, out: pb.TableView | None = None
+    game: Game,
+    record: TableRecord,
+    seat: int | None,
+    out: pb.TableView | None = None,
+    last_time: float | None = None,
 ) -> pb.TableView:
     """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator.
-    Written into `out` when given (an empty message, such as a response's field)."""
+    Written into `out` when given (an empty message, such as a response's field).
+    `last_time`: when the table's last event (of the snapshot) happened, which the seat's
+    deadline counts from (timed tables; without it no deadline is shown)."""
     if out is None:
         out = pb.TableView()
     state = state_of(game, record)
@@ -199,6 +205,14 @@ def table_view(
         if seat in acting:
             assert state is not None
             out.legal_moves.extend(game.format_move(m) for m in game.legal_moves(state, seat))
+        left = record.budget_left(seat)
+        if left is not None:
+            out.budget_left = left
+        turn = record.options.get(TIMER_OPTION) or 0
+        if turn and last_time is not None and seat in out.on_turn:
+            # an away seat is played for as soon as the table waits for it
+            away = record.seats[seat].away
+            out.deadline = last_time if away else last_time + turn + (left or 0.0)
     return out
 
 
@@ -229,7 +243,7 @@ def table_event(
         seat=event.seat,
         move=shown_move(game, event, before, observer),
         name=event.name,
-        view=table_view(game, snap, observer),
+        view=table_view(game, snap, observer, last_time=event.time),
         time=event.time,
         deal_over=event.deal_over,
         auto=event.auto,
