@@ -306,6 +306,45 @@ def test_the_sdk_names_the_built_in_levels() -> None:
     assert set(LEVELS) == sdk.LEVEL_NAMES
 
 
+class LateOnce(sdk.Bot):
+    """Its first decision overruns (blocked until released); the others answer at once, each
+    noting the time it was given."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.first = True
+        self.time_left: list[float] = []
+
+    def choose(self, view: pb.TableView, legal_moves: list[str], time_left: float) -> str:
+        with self.lock:
+            first, self.first = self.first, False
+        if first:
+            self.release.wait(60)
+        else:
+            self.time_left.append(time_left)
+        return random.choice(legal_moves)
+
+
+def test_a_bot_past_its_deadline_is_played_for_as_late_and_the_table_goes_on(
+    sdk_server: ServerProcess, sdk_client: Client
+) -> None:
+    bot = LateOnce()
+    # a second thread: the first one stays blocked (it cannot be killed) and holds its slot
+    running = run_runner(Runner(bot, settings(sdk_server, threads=2, margin=1.0)))
+    try:
+        table_id = create_table(sdk_client.stub, bot_seats(3), turn_seconds=2.0)
+        finished(sdk_client.stub, table_id)
+    finally:
+        bot.release.set()
+        running.finish()
+    moves = list(record(sdk_client, table_id).moves)
+    assert [m.fallback for m in moves] == ["late"] + [""] * (len(moves) - 1)
+    assert not any(m.auto for m in moves)  # the runner moved before the server's timer
+    # the others were told their time: the turn's 2 s less the margin, at most
+    assert bot.time_left and all(0 < t <= 1.0 for t in bot.time_left)
+
+
 # --- deadlines, against a scripted server (the views say when the server would play) -------
 
 class Waits(sdk.Bot):
