@@ -191,12 +191,9 @@ def outside_entrant(name: str, what: str = "entrant") -> str:
     return "" if name in LEVELS else name
 
 
-def seat_entrant(seat: Seat) -> str:
-    """The entrant a bot seat is reserved for (Seat.bot_level holds it for both kinds)."""
-    return seat.bot_level if seat.kind == SeatKind.BOT else ""
-
-
 def reserved_for(index: int, seat: Seat) -> str:
+    """Why a bot may not take `seat`: whose it is (Seat.bot_level holds a bot seat's entrant,
+    a level's or an outside one's)."""
     entrant = seat.bot_level
     level = " (a built-in level, served by the bot workers)" if entrant in LEVELS else ""
     return f"seat {index} is reserved for entrant {entrant}{level}"
