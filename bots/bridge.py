@@ -174,8 +174,8 @@ class Program:
             self._task = asyncio.create_task(self._supervise(), name=f"bridge {self.label}")
 
     async def ready(self, timeout: float) -> Hello:
-        """The hello of the running start, or of the next one: BadAnswer(crashed) if that one
-        fails or does not come within `timeout`."""
+        """The hello of the running start, or of the one under way: BadAnswer crashed if it
+        fails or the program is down, late if it does not come within `timeout`."""
         self.start()
         assert self._ready is not None
         if self._down:
@@ -184,7 +184,7 @@ class Program:
         try:
             return await asyncio.wait_for(asyncio.shield(future), _finite(timeout))
         except TimeoutError:
-            raise BadAnswer(CRASHED, "the program is not running") from None
+            raise BadAnswer(LATE, "the program has not said hello yet") from None
 
     async def decide(
         self, ident: int, view: croupier_pb2.TableView, legal_moves: Sequence[str],
@@ -304,11 +304,17 @@ class Program:
         self._stderr = asyncio.create_task(self._pass_stderr(process.stderr, process.pid))
         log.info("program_started", program=self.label, pid=process.pid,
                  restarts=self.restarts)
+        grace = 0.0
         try:
             why = await self._greet(process)
             if not why:
+                grace = 1.0
                 why = await self._read_answers(process.stdout)
         finally:
+            # a program whose stdout closed is likely exiting: let it, rather than kill a pid
+            # asyncio's child watcher is about to reap (signalling it would reap it first)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(process.wait()), grace)
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
