@@ -13,7 +13,8 @@ import structlog
 from croupier.v1 import croupier_pb2 as pb
 
 from bots import policy
-from bots.worker import Backoff, Settings, Worker
+from bots.sdk.net import Backoff
+from bots.worker import Settings, Worker
 from engines.contract import IllegalMove
 
 
