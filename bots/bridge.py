@@ -44,21 +44,12 @@ STOP_SECONDS = 3.0  # a program whose stdin was closed has this long to exit bef
 # variables the program's environment does not inherit: the bridge's own credentials
 PRIVATE_ENV = ("CROUPIER_API_KEY", "CROUPIER_BOT_TLS_KEY")
 
-GARBAGE = "garbage"
-ILLEGAL = "illegal"
-LATE = "late"
-CRASHED = "crashed"
+GARBAGE, LATE, CRASHED = sdk.GARBAGE, sdk.LATE, sdk.CRASHED
 
 SeatKey = tuple[str, int]
-
-
-class BadAnswer(Exception):
-    """The program gave no move that can be played; `reason` is the SDK's fallback for it."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+# what a decision of the program ends in when it gives no move: the SDK's Fallback, whose
+# reason the runner sends with the default move it plays instead
+BadAnswer = sdk.Fallback
 
 
 @dataclass(frozen=True)
@@ -244,6 +235,9 @@ class Program:
                     break
                 except TimeoutError:
                     continue
+        if process is not None:
+            log.info("program_ended", program=self.label, pid=process.pid,
+                     code=process.returncode, restarts=self.restarts)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -424,7 +418,10 @@ class BridgeBot(sdk.Bot):
         self._spawn(self._attach(seat))
 
     def on_match_end(self, seat: sdk.SeatContext, view: croupier_pb2.TableView) -> None:
-        self._spawn(self._detach(seat, view))
+        self._spawn(self._send_end(seat, view))
+
+    def on_leave(self, seat: sdk.SeatContext) -> None:
+        self._spawn(self._detach(seat))
 
     async def choose(
         self, view: croupier_pb2.TableView, legal_moves: list[str], time_left: float
@@ -435,17 +432,15 @@ class BridgeBot(sdk.Bot):
         try:
             program = await self._program(self._context(view), time_left)
             move = await program.decide(ident, view, legal_moves, end - time.monotonic())
+            if move is None:
+                raise BadAnswer(GARBAGE, "the answer has no string \"move\"")
         except BadAnswer as bad:
             self._log_bad(key, ident, bad)
             raise
-        if move is None:
-            wrong = BadAnswer(GARBAGE, "the answer has no string \"move\"")
-        elif move not in legal_moves:
-            wrong = BadAnswer(ILLEGAL, "the move is not among legal_moves")
-        else:
-            return move
-        self._log_bad(key, ident, wrong)
-        raise wrong
+        # a move not among legal_moves goes to the SDK as any bot's would: matched as given,
+        # else sent for the server to judge (another spelling of a legal move passes), and
+        # replaced by the default with fallback `illegal` if the server refuses it
+        return move
 
     async def close(self) -> None:
         programs = {id(p): p for p in self.programs.values()}
@@ -517,14 +512,20 @@ class BridgeBot(sdk.Bot):
         with contextlib.suppress(BadAnswer):
             await self._program(seat, math.inf)
 
-    async def _detach(self, seat: sdk.SeatContext, view: croupier_pb2.TableView) -> None:
+    async def _send_end(self, seat: sdk.SeatContext, view: croupier_pb2.TableView) -> None:
+        program = self.programs.get((seat.table_id, seat.seat))
+        if program is not None:
+            await program.send({"type": "end", "table": seat.table_id, "seat": seat.seat,
+                                "result": json_format.MessageToDict(view.result)})
+
+    async def _detach(self, seat: sdk.SeatContext) -> None:
+        """The seat is done (its match ended, it was lost or given back): a per-seat program
+        ends with it."""
         key = (seat.table_id, seat.seat)
         program = self.programs.pop(key, None)
         if program is None:
             return
         program.seats.pop(key, None)
-        await program.send({"type": "end", "table": seat.table_id, "seat": seat.seat,
-                            "result": json_format.MessageToDict(view.result)})
         if self.mode != "shared":
             if program is self._first:
                 self._first = None
@@ -582,9 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`croupier bot-bridge`: runs until SIGINT/SIGTERM; the SDK's exit code."""
+    """`croupier bot-bridge`: runs until SIGINT/SIGTERM (exit 0), 2 for bad settings."""
     from bots import logging as bot_logging
-    from bots.channel import check_tls_files
 
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     command = list(args.command)
@@ -600,14 +600,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"croupier bot-bridge: cannot open the log file {args.log_file}: {e}",
               file=sys.stderr)
         return 2
-    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
-    if problem:
-        print(f"croupier bot-bridge: {problem}", file=sys.stderr)
-        return 2
     bot = BridgeBot(command, hello_seconds=args.hello_seconds)
-    return sdk.run(bot, args.server, args.entrant, args.key, tls_ca=args.tls_ca,
-                   tls_cert=args.tls_cert, tls_key=args.tls_key, name=args.name,
-                   poll=args.poll, max_seats=args.max_seats)
+    try:
+        # serve, not run: run would set up logging again, without the log file
+        asyncio.run(sdk.serve(bot, args.server, args.entrant, args.key, tls_ca=args.tls_ca,
+                              tls_cert=args.tls_cert, tls_key=args.tls_key, name=args.name,
+                              poll=args.poll, max_seats=args.max_seats))
+    except ValueError as e:
+        print(f"croupier bot-bridge: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # before the runner's signal handlers were in place
+        return 0
+    return 0
 
 
 if __name__ == "__main__":
