@@ -5,14 +5,18 @@ Dizhu tables with random moves and keeps every decision's real TableView (GetVie
 to act) and legal moves. Then, with no server in the loop, each peer answers every kept
 decision in turn, `--decisions` times in all after a warm-up:
 
-- in-process: an SDK bot whose `choose` returns the first legal move (the floor: a call);
+- in-process: an SDK bot whose `choose` returns the first legal move: called bare (the
+  floor), and asked as the SDK's runner asks it (bots.sdk.decide.Asker), on the event loop
+  (`blocking = False`) and in a thread of its own (`blocking = True`, the default for bots
+  that search: the peer a bridged bot is best compared with);
 - Python line bot / Node.js bot: `BridgeBot.choose` over `examples/line_bot.py --first` /
   `examples/node_bot.js --first` (skipped without `node`): the view turned into protobuf JSON,
   the decide line written to the program's stdin, the program parsing it and answering, the
   answer read back and checked. That is the round trip a bridged bot adds to every decision.
 
-Printed per peer: median and p99 in microseconds, and the median's ratio to the in-process
-one. "encode only" is the part of the round trip spent turning the view into the decide line.
+Printed per peer: median and p99 in microseconds, and the median's ratio to the bare call and
+to the SDK's thread hop. "encode only" is the part of the bridge's round trip spent turning
+the view into the decide line.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
+import structlog
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -39,9 +44,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bots import logging as bot_logging
 from bots import sdk
 from bots.bridge import BridgeBot, decide_message, encode
+from bots.sdk.decide import MARGIN, Asker
 
 REPO = Path(__file__).resolve().parent.parent
 Decision = tuple[pb.TableView, list[str]]
+CALL = "in-process Bot call"
+THREAD = "SDK ask, blocking (thread hop)"
 
 
 def free_port() -> int:
@@ -137,8 +145,18 @@ async def timed(
 async def measure(decisions: list[Decision], count: int, warm: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     inprocess = FirstMove()
-    out["in-process Bot call"] = await timed(
+    out[CALL] = await timed(
         lambda v, legal: inprocess.choose(v, legal, math.inf), decisions, count, warm)
+    for blocking, name in ((False, "SDK ask, on the loop"), (True, THREAD)):
+        peer = FirstMove()
+        peer.blocking = blocking
+        asker = Asker(peer, asyncio.Semaphore(1), MARGIN, structlog.get_logger("bench"),
+                      random.Random(1))
+
+        async def asked(view: pb.TableView, legal: list[str], asker: Asker = asker) -> str:
+            return (await asker.ask(view)).move
+
+        out[name] = await timed(asked, decisions, count, warm)
 
     def encode_only(view: pb.TableView, legal: list[str]) -> str:
         encode(decide_message(1, view, legal, 5.0))
@@ -165,14 +183,15 @@ async def measure(decisions: list[Decision], count: int, warm: int) -> dict[str,
 
 
 def report(samples: dict[str, list[float]]) -> str:
-    floor = statistics.median(samples["in-process Bot call"])
-    lines = [f"{'peer':36} {'median µs':>10} {'p99 µs':>10} {'median / in-process':>20}"]
+    call = statistics.median(samples[CALL])
+    thread = statistics.median(samples[THREAD])
+    lines = [f"{'peer':36} {'median µs':>10} {'p99 µs':>10} {'/ call':>9} {'/ thread':>9}"]
     for name, values in samples.items():
         ordered = sorted(values)
         median = statistics.median(ordered)
         p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
         lines.append(f"{name:36} {median * 1e6:10.1f} {p99 * 1e6:10.1f} "
-                     f"{median / floor:19.0f}x")
+                     f"{median / call:8.0f}x {median / thread:8.2f}x")
     return "\n".join(lines)
 
 
