@@ -130,9 +130,9 @@ class Asker:
                 # replaces it with the default if the server refuses it)
                 return Answer(move, listed=False, thought=thought)
             if move:
-                self._fell_back(ILLEGAL, answer_type="str", length=len(move))
+                self.fell_back(ILLEGAL, answer_type="str", length=len(move))
                 return self.default(view, ILLEGAL, thought)
-        self._fell_back(GARBAGE, answer_type=type(answer).__name__)
+        self.fell_back(GARBAGE, answer_type=type(answer).__name__)
         return self.default(view, GARBAGE, thought)
 
     def default(self, view: croupier_pb2.TableView, fallback: str, thought: float = 0.0) -> Answer:
@@ -148,10 +148,10 @@ class Asker:
         return Answer(move, fallback, thought=thought)
 
     def _late(self, view: croupier_pb2.TableView, legal: list[str], thought: float) -> Answer:
-        self._fell_back(LATE, waited_ms=round(thought * 1000, 3))
+        self.fell_back(LATE, waited_ms=round(thought * 1000, 3))
         return self.default(view, LATE, thought)
 
-    def _fell_back(self, reason: str, **fields: Any) -> None:
+    def fell_back(self, reason: str, **fields: Any) -> None:
         # the reason and the answer's type or size only: an answer may name the seat's cards
         self.log.warning("decision_fallback", fallback=reason, **fields)
 

@@ -203,6 +203,7 @@ class SeatPlayer:
                     view = await self._get_view()
                     if not answer.listed and self._my_turn(view):
                         # the bot's answer is no move the server knows: a legal one in its place
+                        self.asker.fell_back(ILLEGAL, refused=status.name)
                         again = self.asker.default(view, ILLEGAL)
                         metrics.FALLBACKS.labels(self.metric_label, self.game, ILLEGAL).inc()
                     continue
