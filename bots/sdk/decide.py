@@ -108,7 +108,7 @@ class Asker:
                 ok = True
         except Fallback as fell:
             # the bot itself says its answer is bad, and why (a bridge's program misbehaved)
-            self._fell_back(fell.reason, source="bot")
+            self.fell_back(fell.reason, source="bot")
             return self.default(view, fell.reason, time.perf_counter() - started)
         except Exception as error:  # noqa: BLE001 - whatever the bot does, the seat moves
             ok, answer = False, error
