@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
+from google.protobuf import struct_pb2
 
 from bots import sdk
 from bots.bridge import BadAnswer, BridgeBot, Program
@@ -61,6 +63,8 @@ MISBEHAVING = textwrap.dedent(
         n += 1
         if "sleep" in args:
             time.sleep(float(args["sleep"]))
+        if args.get("sleepat") == str(n):
+            time.sleep(float(args["seconds"]))
         if args.get("garbage") == str(n):
             print("this is not json", flush=True)
         elif args.get("nomove") == str(n):
@@ -294,12 +298,59 @@ def test_a_command_that_cannot_start_is_a_crash(server: ServerProcess, tmp_path:
 # -- through the SDK's runner ------------------------------------------------------------
 
 
-def bot_tables(address: str, count: int, level: str = "random") -> list[str]:
-    """Dou Dizhu tables whose three seats wait for bots of `level`."""
+def bot_tables(address: str, count: int, level: str = "random", entrant: str = "",
+               **options: Any) -> list[str]:
+    """Dou Dizhu tables whose three seats wait for bots of `level` (or for `entrant`)."""
     client = Client(address)
     try:
-        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=level)
-        return [client.create(seats=[spec] * 3).table_id for _ in range(count)]
+        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="" if entrant else level,
+                           entrant=entrant)
+        struct = struct_pb2.Struct()
+        struct.update(options)
+        return [client.create(seats=[spec] * 3, options=struct).table_id for _ in range(count)]
+    finally:
+        client.close()
+
+
+def bridge_command(server: ServerProcess, log_file: Path, entrant: str,
+                   program: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*CROUPIER, "bot-bridge", "--entrant", entrant, "--server", server.address,
+         "--poll", "0.2", "--log-file", str(log_file), "--log-level", "warning", "--",
+         *program],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+
+
+def stop_bridge(bridge: subprocess.Popen[bytes]) -> None:
+    bridge.send_signal(signal.SIGTERM)
+    _, err = bridge.communicate(timeout=30)
+    assert bridge.returncode == 0, err.decode(errors="replace")[-2000:]
+
+
+def server_knows_entrants(address: str) -> bool:
+    """Whether this server keeps a seat's entrant (the server side of outside entrants)."""
+    client = Client(address)
+    try:
+        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, entrant="probe")
+        try:
+            table = client.create(seats=[spec] * 3)
+        except grpc.RpcError:
+            return False
+        return table.seats[0].entrant == "probe"
+    finally:
+        client.close()
+
+
+def server_sets_deadlines(address: str) -> bool:
+    """Whether this server's views carry the turn deadline (TableView.deadline)."""
+    client = Client(address)
+    try:
+        struct = struct_pb2.Struct()
+        struct.update({"turn_seconds": 30})
+        table_id = client.seated_table(options=struct)
+        seat = client.view(table_id).on_turn[0]
+        return client.view(table_id, seat).deadline > 0
     finally:
         client.close()
 
@@ -330,21 +381,14 @@ def test_the_command_plays_tables_with_the_line_bot_and_ends_its_programs(
     server: ServerProcess, tmp_path: Path
 ) -> None:
     log_file = tmp_path / "bridge.jsonl"
-    bridge = subprocess.Popen(
-        [*CROUPIER, "bot-bridge", "--entrant", "random", "--server", server.address,
-         "--poll", "0.2", "--log-file", str(log_file), "--log-level", "warning", "--",
-         *LINE_BOT],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    bridge = bridge_command(server, log_file, "random", LINE_BOT)
     try:
         ids = bot_tables(server.address, 2)
         for view in wait_finished(server.address, ids):
             assert view.result.finished and sum(view.result.totals) == 0
             assert all(s.is_bot for s in view.table.seats)
     finally:
-        bridge.send_signal(signal.SIGTERM)
-        _, err = bridge.communicate(timeout=30)
-    assert bridge.returncode == 0, err.decode(errors="replace")[-2000:]
+        stop_bridge(bridge)
     events = json_lines(log_file)
     started = [e for e in events if e.get("event") == "program_started"]
     ended = [e for e in events if e.get("event") == "program_ended"]
@@ -359,20 +403,14 @@ def test_the_runner_plays_the_default_for_garbage_and_illegal_answers_with_their
     server: ServerProcess, misbehaving: Path, tmp_path: Path
 ) -> None:
     log_file = tmp_path / "bridge.jsonl"
-    bridge = subprocess.Popen(
-        [*CROUPIER, "bot-bridge", "--entrant", "random", "--server", server.address,
-         "--poll", "0.2", "--log-file", str(log_file), "--log-level", "warning", "--",
-         sys.executable, str(misbehaving), "garbage=2", "illegal=3"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    bridge = bridge_command(server, log_file, "random",
+                            [sys.executable, str(misbehaving), "garbage=2", "illegal=3"])
     try:
         [table_id] = bot_tables(server.address, 1)
         [view] = wait_finished(server.address, [table_id])
         assert view.result.finished
     finally:
-        bridge.send_signal(signal.SIGTERM)
-        _, err = bridge.communicate(timeout=30)
-    assert bridge.returncode == 0, err.decode(errors="replace")[-2000:]
+        stop_bridge(bridge)
     events = json_lines(log_file)
     decided = [e for e in events if e.get("event") == "decision" and e.get("table") == table_id]
     fallbacks = Counter(e.get("fallback", "") for e in decided)
@@ -381,6 +419,47 @@ def test_the_runner_plays_the_default_for_garbage_and_illegal_answers_with_their
     assert fallbacks["garbage"] == 3 and fallbacks["illegal"] == 3
     assert set(fallbacks) == {"", "garbage", "illegal"}
     assert not [e for e in events if e.get("event") == "program_crashed"]
+
+
+def test_an_outside_entrant_plays_through_the_command(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    if not server_knows_entrants(server.address):
+        pytest.skip("this server keeps no entrant on seats yet (the entrants server side)")
+    log_file = tmp_path / "bridge.jsonl"
+    bridge = bridge_command(server, log_file, "alice", [*LINE_BOT, "--shared"])
+    try:
+        ids = bot_tables(server.address, 2, entrant="alice")
+        for view in wait_finished(server.address, ids):
+            assert view.result.finished
+            assert [s.entrant for s in view.table.seats] == ["alice"] * 3
+    finally:
+        stop_bridge(bridge)
+    events = json_lines(log_file)
+    assert len([e for e in events if e.get("event") == "program_started"]) == 1
+
+
+def test_a_program_slower_than_the_turn_is_late_and_the_table_goes_on(
+    server: ServerProcess, misbehaving: Path, tmp_path: Path
+) -> None:
+    if not server_sets_deadlines(server.address):
+        pytest.skip("this server's views carry no turn deadline yet (the budget server side)")
+    log_file = tmp_path / "bridge.jsonl"
+    # each seat's program sleeps past the turn at its first decision, then answers at once
+    bridge = bridge_command(server, log_file, "random", [
+        sys.executable, str(misbehaving), "sleepat=1", "seconds=2.5"])
+    try:
+        [table_id] = bot_tables(server.address, 1, turn_seconds=1.5)
+        [view] = wait_finished(server.address, [table_id])
+        assert view.result.finished
+    finally:
+        stop_bridge(bridge)
+    events = json_lines(log_file)
+    decided = [e for e in events if e.get("event") == "decision" and e.get("table") == table_id]
+    fallbacks = Counter(e.get("fallback", "") for e in decided)
+    # the bridge gave up on the first answers at the deadline minus the SDK's margin and the
+    # runner played the default itself, before the server's timer could
+    assert fallbacks["late"] == 3 and set(fallbacks) == {"", "late"}
 
 
 def test_the_command_wants_a_program(server: ServerProcess) -> None:
