@@ -13,6 +13,7 @@ import math
 import random
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -26,8 +27,10 @@ from google.protobuf.message import Message
 
 from bots import sdk
 from bots.sdk.runner import Runner, RunnerSettings
+from bots.sdk.seat import SeatPlayer
 from tests.bot_support import create_table, events_to_end, wait_until
 from tests.support import Client, ServerProcess
+from tests.test_bots_seat_player import SEAT, ScriptedStub, view
 
 pytestmark = pytest.mark.e2e
 
@@ -254,10 +257,25 @@ def test_the_seat_token_never_reaches_the_bot(
         assert token.encode() not in blob
 
 
+class Shared(Trivial):
+    """One instance for every seat: closed once, when the runner stops."""
+
+    def __init__(self) -> None:
+        self.left: list[int] = []
+        self.closed = 0
+
+    def on_leave(self, seat: sdk.SeatContext) -> None:
+        self.left.append(seat.seat)
+
+    async def close(self) -> None:
+        self.closed += 1
+
+
 def test_a_stop_gives_the_seats_back(sdk_server: ServerProcess, sdk_client: Client) -> None:
     human = pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)
     table_id = create_table(sdk_client.stub, [human, *bot_seats(2)])
-    running = run_runner(Runner(Trivial, settings(sdk_server)))
+    bot = Shared()
+    running = run_runner(Runner(bot, settings(sdk_server)))
     try:
         def seated() -> bool:
             seats = sdk_client.view(table_id).table.seats
@@ -269,6 +287,7 @@ def test_a_stop_gives_the_seats_back(sdk_server: ServerProcess, sdk_client: Clie
     view = sdk_client.view(table_id)
     assert [s.occupied for s in view.table.seats] == [False, False, False]
     assert view.table.status == pb.TABLE_STATUS_WAITING
+    assert sorted(bot.left) == [1, 2] and bot.closed == 1
 
 
 def test_bad_settings_are_refused_before_any_call(tmp_path: Path) -> None:
@@ -282,3 +301,77 @@ def test_the_sdk_names_the_built_in_levels() -> None:
     from bots.levels import LEVELS
 
     assert set(LEVELS) == sdk.LEVEL_NAMES
+
+
+# --- deadlines, against a scripted server (the views say when the server would play) -------
+
+class Waits(sdk.Bot):
+    """Blocks in choose() until released (a search that overruns), noting what it was given."""
+
+    def __init__(self, blocking: bool = True, sleep: float = 0.0) -> None:
+        self.blocking = blocking
+        self.sleep = sleep
+        self.release = threading.Event()
+        self.given: list[float] = []
+        self.returned = threading.Event()
+
+    def choose(self, view: pb.TableView, legal_moves: list[str], time_left: float) -> str:
+        self.given.append(time_left)
+        if self.sleep:
+            time.sleep(self.sleep)
+        else:
+            self.release.wait(30)
+        self.returned.set()
+        return legal_moves[-1]
+
+    def default_move(self, view: pb.TableView, legal_moves: list[str]) -> str:
+        return legal_moves[0]
+
+
+def timed_view(seconds: float) -> pb.TableView:
+    v = view(5, ["first", "last"])
+    v.deadline = time.time() + seconds
+    return v
+
+
+def play_once(bot: sdk.Bot, v: pb.TableView, margin: float = 0.3) -> ScriptedStub:
+    stub = ScriptedStub(v)
+    context = sdk.SeatContext("t1", SEAT, "dou_dizhu", "alice", 3)
+    player = SeatPlayer(stub, context, "token", bot, 5, asyncio.Event(),  # type: ignore[arg-type]
+                        margin=margin)
+    asyncio.run(player._act(v))
+    return stub
+
+
+def test_a_blocking_bot_past_its_deadline_gets_the_default_move_as_late() -> None:
+    bot = Waits()
+    try:
+        stub = play_once(bot, timed_view(0.5))
+    finally:
+        bot.release.set()
+    # the runner did not wait for the answer: the default move, saying late
+    assert stub.sent == [("first", 5)] and stub.fallbacks == ["late"]
+    assert len(bot.given) == 1 and 0 < bot.given[0] <= 0.2
+    assert bot.returned.wait(10)  # its answer came after all, and was dropped
+    assert stub.sent == [("first", 5)]
+
+
+def test_a_loop_bot_answering_past_its_deadline_is_late_too() -> None:
+    stub = play_once(Waits(blocking=False, sleep=0.5), timed_view(0.4))
+    assert stub.sent == [("first", 5)] and stub.fallbacks == ["late"]
+
+
+def test_a_deadline_already_passed_is_not_waited_for() -> None:
+    bot = Waits(blocking=False, sleep=0.01)
+    stub = play_once(bot, timed_view(0.1))
+    assert not bot.given and stub.fallbacks == ["late"]
+
+
+def test_time_left_is_the_deadline_minus_the_margin() -> None:
+    bot = Waits(blocking=False, sleep=0.001)
+    stub = play_once(bot, timed_view(100.0), margin=2.0)
+    assert stub.sent == [("last", 5)] and stub.fallbacks == [""]
+    assert 97.0 < bot.given[0] <= 98.0
+    bot = Waits(blocking=True, sleep=0.001)
+    stub = play_once(bot, view(5, ["first", "last"]))  # no timer
+    assert bot.given == [math.inf] and stub.fallbacks == [""]

@@ -85,7 +85,7 @@ class SeatPlayer:
             self.log.warning("seat_cancelled")
             raise
         finally:
-            if not finished:
+            if not finished and not await self._over_meanwhile():
                 await self._leave()
             self._hook("on_leave", self.context)
             if self.owns_bot:
@@ -296,6 +296,21 @@ class SeatPlayer:
             self.last_seen = min(self.last_seen, view.version)
         self.known = max(self.known, view.version)
         return view
+
+    async def _over_meanwhile(self) -> bool:
+        """Stopping: whether the match ended before this seat read its END (then the bot
+        hears of the end, and there is no seat to give back)."""
+        try:
+            view = await self.stub.GetView(
+                croupier_pb2.GetViewRequest(table_id=self.table_id),
+                metadata=self._metadata, timeout=5.0,
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        if self._over(view):
+            self._end(view)
+            return True
+        return False
 
     async def _leave(self) -> None:
         """Give the seat back so another runner can finish the table (tried again while the
