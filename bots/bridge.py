@@ -337,6 +337,8 @@ class Program:
         if wrong:
             return wrong
         self.hello = hello
+        if hello.mode == "shared":
+            self.label = "shared"
         log.info("program_ready", program=self.label, pid=process.pid, name=hello.name,
                  mode=hello.mode)
         self._ready.set_result(hello)
@@ -499,7 +501,6 @@ class BridgeBot(sdk.Bot):
             if self.mode == "shared":
                 assert self._first is not None
                 program = self._first
-                program.label = "shared"
             else:
                 program = self._new_program(seat)
         if key not in self.programs:

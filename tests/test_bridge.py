@@ -52,6 +52,8 @@ MISBEHAVING = textwrap.dedent(
         sys.exit(0)
     print(json.dumps({"hello": "croupier-bot/1", "name": "test", "mode": mode}), flush=True)
     print("hello said", file=sys.stderr, flush=True)
+    if "longerr" in args:
+        print("x" * 2000, file=sys.stderr, flush=True)
     if "showenv" in args:
         seen = "CROUPIER_API_KEY" in os.environ
         print("api key seen" if seen else "no api key", file=sys.stderr, flush=True)
@@ -493,14 +495,16 @@ def test_the_runner_plays_two_tables_with_one_shared_node_program(
     run(scenario)
 
 
-def test_the_program_never_sees_the_api_key(
+def test_the_program_never_sees_the_api_key_and_its_stderr_is_logged_cut(
     server: ServerProcess, misbehaving: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("CROUPIER_API_KEY", "k" * 24)
-    bot = BridgeBot([sys.executable, str(misbehaving), "showenv=1", "mode=shared"])
+    bot = BridgeBot([sys.executable, str(misbehaving), "showenv=1", "longerr=1", "mode=shared"])
     [played] = run(play_and_close, server, bot)
     assert_over(played)
     out = capsys.readouterr()
-    assert "no api key" in out.out + out.err
-    assert "api key seen" not in out.out + out.err
+    logged = out.out + out.err
+    assert "no api key" in logged
+    assert "api key seen" not in logged and "k" * 24 not in logged
+    assert "x" * 500 + "…" in logged and "x" * 501 not in logged
