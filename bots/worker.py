@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import math
 import multiprocessing
 import os
 import random
@@ -24,7 +25,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 from croupier.v1 import croupier_pb2
@@ -32,12 +33,14 @@ from croupier.v1 import croupier_pb2
 from bots import logging as bot_logging
 from bots import metrics
 from bots.channel import check_tls_files
-from bots.policy import DEFAULT_LEVEL, LEVELS, Policy, get_policy
+from bots.policy import DEFAULT_LEVEL, LEVELS, LevelPolicy, Policy, get_policy
 from bots.sdk import Bot, SeatContext
 from bots.sdk.net import DEFAULT_SERVER
 from bots.sdk.runner import DEFAULT_POLL, STOP_GRACE, Runner, RunnerSettings
 
 log = structlog.get_logger("croupier.bots")
+
+SEARCH_SHARE = 0.8  # of a decision's time left that a capped search may take
 
 __all__ = ["STOP_GRACE", "LevelBot", "Settings", "Worker", "build_parser", "main"]
 
@@ -87,7 +90,17 @@ class LevelBot(Bot):
 
     def choose(self, view: croupier_pb2.TableView, legal_moves: list[str],
                time_left: float) -> str:
-        return self.policy.choose(view, self.rng)
+        policy = self.policy
+        if isinstance(policy, LevelPolicy) and policy.cpu_bound and math.isfinite(time_left):
+            # a table's timer shorter than the level's own budget: search for what there is,
+            # rather than have the runner play a random move for a late answer
+            cap = max(0.01, time_left * SEARCH_SHARE)
+            if policy.level.seconds is None or policy.level.seconds > cap:
+                capped = LevelPolicy(replace(policy.level, seconds=cap))
+                move = capped.choose(view, self.rng)
+                policy.last_iterations = capped.last_iterations
+                return move
+        return policy.choose(view, self.rng)
 
 
 class Worker(Runner):

@@ -35,7 +35,8 @@ from tests.test_bots_seat_player import SEAT, ScriptedStub, view
 pytestmark = pytest.mark.e2e
 
 GAMES = {"dou_dizhu": 3, "doppelkopf": 4, "dobro": 3, "dos": 2, "sobe_e_desce": 4}
-ENTRANT = "random"  # the seats the SDK bots of these tests are given
+ENTRANT = "sdk-bot"  # the outside entrant the SDK bots of these tests play as
+KEY = "sdk-bot-key-0123456789abcdef"
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,8 @@ def settings(server: ServerProcess, **kw: Any) -> RunnerSettings:
     return RunnerSettings(server=server.address, entrant=ENTRANT, poll=0.1, **kw)
 
 
-def bot_seats(n: int) -> list[pb.SeatSpec]:
-    return [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=ENTRANT) for _ in range(n)]
+def bot_seats(n: int, entrant: str = ENTRANT) -> list[pb.SeatSpec]:
+    return [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, entrant=entrant) for _ in range(n)]
 
 
 class Trivial(sdk.Bot):
@@ -165,9 +166,11 @@ def test_bad_answers_are_replaced_by_legal_moves_saying_why(
         finally:
             running.finish()
     decided = [e for e in logs if e["event"] == "decision" and e.get("table") == table_id]
-    moves = [m for m in record(sdk_client, table_id).moves]
+    moves = list(record(sdk_client, table_id).moves)
     assert decided and len(decided) == len(moves)
     assert all(e.get("fallback") == fallback for e in decided), decided[:3]
+    # the server recorded each stand-in with its reason (what tournaments count)
+    assert all(m.fallback == fallback and not m.auto for m in moves)
     # the stand-ins were logged by their reason and where, never by the message or the cards
     said = [e for e in logs if e["event"] in ("decision_failed", "decision_fallback")]
     assert said and all(e["fallback"] == fallback for e in said)
@@ -375,3 +378,90 @@ def test_time_left_is_the_deadline_minus_the_margin() -> None:
     bot = Waits(blocking=True, sleep=0.001)
     stub = play_once(bot, view(5, ["first", "last"]))  # no timer
     assert bot.given == [math.inf] and stub.fallbacks == [""]
+
+
+# --- entrants -------------------------------------------------------------------------------
+
+def names(client: Client, table_id: str) -> list[str]:
+    return [s.name for s in client.view(table_id).table.seats]
+
+
+def test_an_entrant_takes_its_own_seats_and_workers_never_do(
+    sdk_server: ServerProcess, sdk_client: Client
+) -> None:
+    from bots.worker import Settings, Worker
+
+    seats = [*bot_seats(1, "alice"), *bot_seats(1, "bob"),
+             pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")]
+    table_id = create_table(sdk_client.stub, seats)
+    worker = Worker(Settings(server=sdk_server.address, poll=0.1))
+    alice = run_runner(Runner(Trivial, RunnerSettings(server=sdk_server.address,
+                                                      entrant="alice", poll=0.1)))
+    workers = run_runner(worker)
+    bob: Running | None = None
+    try:
+        wait_until(lambda: [s.occupied for s in sdk_client.view(table_id).table.seats]
+                   == [True, False, True], what="alice and the worker to take their seats")
+        assert names(sdk_client, table_id) == ["alice", "", "random bot"]
+        bob = run_runner(Runner(Trivial, RunnerSettings(server=sdk_server.address,
+                                                        entrant="bob", poll=0.1)))
+        view = finished(sdk_client.stub, table_id)
+        assert [s.name for s in view.table.seats] == ["alice", "bob", "random bot"]
+        assert [s.entrant for s in view.table.seats] == ["alice", "bob", "random"]
+    finally:
+        for running in (alice, workers, bob):
+            if running is not None:
+                running.finish()
+
+
+def test_runners_pick_the_seats_of_their_entrant_only() -> None:
+    def seat(entrant: str = "", level: str = "") -> pb.SeatInfo:
+        return pb.SeatInfo(kind=pb.SEAT_KIND_BOT, entrant=entrant, bot_level=level)
+
+    alice = RunnerSettings(entrant="alice")
+    assert alice.serves(seat("alice")) and not alice.serves(seat("bob"))
+    assert not alice.serves(seat("random", "random")) and not alice.serves(seat())
+    levels = RunnerSettings()  # the built-in workers'
+    assert levels.serves(seat("hard", "hard")) and levels.serves(seat("", "hard"))
+    assert not levels.serves(seat("alice"))
+    hard = RunnerSettings(entrant="hard")  # a level's name: that level's seats
+    assert hard.serves(seat("hard", "hard")) and not hard.serves(seat("easy", "easy"))
+    assert not hard.serves(seat("alice"))
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    tmp = tmp_path_factory.mktemp("sdk-keys")
+    (tmp / "keys").write_text(f"tables-key-0123456789abcdef tables\n{KEY} entrant:{ENTRANT}\n")
+    proc = ServerProcess(db=tmp / "keyed.db",
+                         extra=("--api-keys", str(tmp / "keys"), "--fill-interval", "0.1")).start()
+    yield proc
+    proc.stop()
+
+
+def test_with_api_keys_the_entrant_plays_with_its_key(keyed: ServerProcess) -> None:
+    client = Client(keyed.address)
+    try:
+        table_id = client.stub.CreateTable(
+            pb.CreateTableRequest(game="dos", players=2, seats=bot_seats(2)),
+            metadata=[("x-api-key", "tables-key-0123456789abcdef")], timeout=10).table_id
+        with structlog.testing.capture_logs() as logs:
+            keyless = run_runner(Runner(Trivial, RunnerSettings(server=keyed.address,
+                                                                entrant=ENTRANT, poll=0.1)))
+            try:
+                wait_until(lambda: any(e["event"] == "claim_refused" for e in logs),
+                           what="the claim without a key to be refused")
+            finally:
+                keyless.finish()
+            assert not any(s.occupied for s in client.view(table_id).table.seats)
+            keyed_runner = run_runner(Runner(Trivial, RunnerSettings(
+                server=keyed.address, entrant=ENTRANT, key=KEY, poll=0.1)))
+            try:
+                finished(client.stub, table_id)
+            finally:
+                keyed_runner.finish()
+        refused = [e for e in logs if e["event"] == "claim_refused"]
+        assert refused[0]["code"] == "UNAUTHENTICATED"
+        assert KEY not in repr(logs)
+    finally:
+        client.close()

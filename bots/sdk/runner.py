@@ -55,6 +55,7 @@ CLAIM_ATTEMPTS = 4  # a JoinTable whose reply was lost, asked again with the sam
 # ... and one that raced another change of the table (another replica, a stale attempt of
 # its own still landing): asked again, it gets the seat its token holds or a free one
 CLAIM_AGAIN = RESUBMIT | {grpc.StatusCode.ABORTED}
+KEY_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED})
 
 BotSource = Bot | type[Bot] | Callable[[SeatContext], Bot]
 
@@ -129,6 +130,7 @@ class Runner:
         self.players: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._seats: dict[tuple[str, int], SeatPlayer] = {}  # holds the tokens: never shown
         self.cooldown: dict[tuple[str, int], float] = {}
+        self._said: set[grpc.StatusCode] = set()  # refusals of claims already warned of
         # this process's blocking decisions, `threads` at a time
         self.search_slot = asyncio.Semaphore(settings.threads)
         self.log = log
@@ -296,7 +298,10 @@ class Runner:
                 self.cooldown[(table.table_id, seat)] = (
                     time.monotonic() + max(self.settings.poll, 1.0)
                 )
-                self.log.debug(
+                # a key the server does not take is a setting to fix: said once, loudly
+                loud = status in KEY_REFUSED and status not in self._said
+                self._said.add(status)
+                (self.log.warning if loud else self.log.debug)(
                     "claim_refused", table=table.table_id, seat=seat, code=status.name,
                     details=error.details(),
                 )
