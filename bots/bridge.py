@@ -157,6 +157,7 @@ class Program:
     _backoff: float = RESTART_MIN
     _answered: bool = False  # this start answered a decision: the backoff starts over
     _down: bool = False  # between a failed start and the next: decisions do not wait
+    _stopping: asyncio.Future[None] | None = None
 
     def start(self) -> None:
         """Starts the supervisor on the running loop (once)."""
@@ -219,7 +220,13 @@ class Program:
             await asyncio.wait_for(process.stdin.drain(), 5.0)
 
     async def stop(self) -> None:
-        """Ends the program: stdin closed (its cue to exit), then SIGTERM, then SIGKILL."""
+        """Ends the program: stdin closed (its cue to exit), then SIGTERM, then SIGKILL. Once:
+        a second call waits for the first."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop())
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
         self._closed = True
         process = self._process
         if process is not None and process.returncode is None:
@@ -413,6 +420,7 @@ class BridgeBot(sdk.Bot):
         self._first: Program | None = None
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._live: dict[int, Program] = {}  # every program not yet ended, by id()
 
     # -- the SDK's hooks ------------------------------------------------------------------
 
@@ -445,11 +453,14 @@ class BridgeBot(sdk.Bot):
         return move
 
     async def close(self) -> None:
-        programs = {id(p): p for p in self.programs.values()}
-        if self._first is not None:
-            programs[id(self._first)] = self._first
-        await asyncio.gather(*(p.stop() for p in programs.values()), return_exceptions=True)
+        """Ends every program: the hooks' work in flight first (end lines, seats' programs
+        ending), then whatever still runs."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=3 * STOP_SECONDS + 2)
+        live = list(self._live.values())
+        await asyncio.gather(*(p.stop() for p in live), return_exceptions=True)
         self.programs.clear()
+        self._first = None
         for task in list(self._tasks):
             task.cancel()
 
@@ -477,6 +488,7 @@ class BridgeBot(sdk.Bot):
         program = Program(self.command, label, self._check_hello, self.hello_seconds,
                           dict(self.env))
         program.start()
+        self._live[id(program)] = program
         return program
 
     def _check_hello(self, hello: Hello) -> str:
@@ -531,6 +543,7 @@ class BridgeBot(sdk.Bot):
             if program is self._first:
                 self._first = None
             await program.stop()
+            self._live.pop(id(program), None)
 
     def _log_bad(self, key: SeatKey, ident: int, bad: BadAnswer) -> None:
         log.warning("bad_answer", table=key[0], seat=key[1], id=ident, reason=bad.reason,

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
@@ -300,13 +299,11 @@ def test_a_command_that_cannot_start_is_a_crash(server: ServerProcess, tmp_path:
 # -- through the SDK's runner ------------------------------------------------------------
 
 
-def bot_tables(address: str, count: int, level: str = "random", entrant: str = "",
-               **options: Any) -> list[str]:
-    """Dou Dizhu tables whose three seats wait for bots of `level` (or for `entrant`)."""
+def bot_tables(address: str, count: int, entrant: str, **options: Any) -> list[str]:
+    """Dou Dizhu tables whose three seats wait for `entrant` (an outside one, or a level)."""
     client = Client(address)
     try:
-        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="" if entrant else level,
-                           entrant=entrant)
+        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, entrant=entrant)
         struct = struct_pb2.Struct()
         struct.update(options)
         return [client.create(seats=[spec] * 3, options=struct).table_id for _ in range(count)]
@@ -330,33 +327,6 @@ def stop_bridge(bridge: subprocess.Popen[bytes]) -> None:
     assert bridge.returncode == 0, err.decode(errors="replace")[-2000:]
 
 
-def server_knows_entrants(address: str) -> bool:
-    """Whether this server keeps a seat's entrant (the server side of outside entrants)."""
-    client = Client(address)
-    try:
-        spec = pb.SeatSpec(kind=pb.SEAT_KIND_BOT, entrant="probe")
-        try:
-            table = client.create(seats=[spec] * 3)
-        except grpc.RpcError:
-            return False
-        return table.seats[0].entrant == "probe"
-    finally:
-        client.close()
-
-
-def server_sets_deadlines(address: str) -> bool:
-    """Whether this server's views carry the turn deadline (TableView.deadline)."""
-    client = Client(address)
-    try:
-        struct = struct_pb2.Struct()
-        struct.update({"turn_seconds": 30})
-        table_id = client.seated_table(options=struct)
-        seat = client.view(table_id).on_turn[0]
-        return client.view(table_id, seat).deadline > 0
-    finally:
-        client.close()
-
-
 def wait_finished(address: str, table_ids: list[str], timeout: float = 60.0) -> list[pb.TableView]:
     client = Client(address)
     try:
@@ -371,6 +341,16 @@ def wait_finished(address: str, table_ids: list[str], timeout: float = 60.0) -> 
         client.close()
 
 
+def record_fallbacks(address: str, table_id: str) -> tuple[Counter[str], int]:
+    """The finished table's moves by fallback ("" for the bot's own), and its auto moves."""
+    client = Client(address)
+    try:
+        record = client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=10)
+    finally:
+        client.close()
+    return Counter(m.fallback for m in record.moves), sum(m.auto for m in record.moves)
+
+
 def json_lines(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text().splitlines():
@@ -383,9 +363,9 @@ def test_the_command_plays_tables_with_the_line_bot_and_ends_its_programs(
     server: ServerProcess, tmp_path: Path
 ) -> None:
     log_file = tmp_path / "bridge.jsonl"
-    bridge = bridge_command(server, log_file, "random", LINE_BOT)
+    bridge = bridge_command(server, log_file, "line-bot", LINE_BOT)
     try:
-        ids = bot_tables(server.address, 2)
+        ids = bot_tables(server.address, 2, "line-bot")
         for view in wait_finished(server.address, ids):
             assert view.result.finished and sum(view.result.totals) == 0
             assert all(s.is_bot for s in view.table.seats)
@@ -405,33 +385,30 @@ def test_the_runner_plays_the_default_for_garbage_and_illegal_answers_with_their
     server: ServerProcess, misbehaving: Path, tmp_path: Path
 ) -> None:
     log_file = tmp_path / "bridge.jsonl"
-    bridge = bridge_command(server, log_file, "random",
+    bridge = bridge_command(server, log_file, "bad-answers",
                             [sys.executable, str(misbehaving), "garbage=2", "illegal=3"])
     try:
-        [table_id] = bot_tables(server.address, 1)
+        [table_id] = bot_tables(server.address, 1, "bad-answers")
         [view] = wait_finished(server.address, [table_id])
         assert view.result.finished
     finally:
         stop_bridge(bridge)
-    events = json_lines(log_file)
-    decided = [e for e in events if e.get("event") == "decision" and e.get("table") == table_id]
-    fallbacks = Counter(e.get("fallback", "") for e in decided)
     # each seat's program: garbage at its 2nd decision, an illegal move at its 3rd, which the
-    # server refuses; every other decision its own (and every one of them moved the table)
+    # server refuses; every other decision its own; the record keeps why
+    fallbacks, auto = record_fallbacks(server.address, table_id)
     assert fallbacks["garbage"] == 3 and fallbacks["illegal"] == 3
-    assert set(fallbacks) == {"", "garbage", "illegal"}
+    assert set(fallbacks) == {"", "garbage", "illegal"} and auto == 0
+    events = json_lines(log_file)
     assert not [e for e in events if e.get("event") == "program_crashed"]
 
 
 def test_an_outside_entrant_plays_through_the_command(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    if not server_knows_entrants(server.address):
-        pytest.skip("this server keeps no entrant on seats yet (the entrants server side)")
     log_file = tmp_path / "bridge.jsonl"
     bridge = bridge_command(server, log_file, "alice", [*LINE_BOT, "--shared"])
     try:
-        ids = bot_tables(server.address, 2, entrant="alice")
+        ids = bot_tables(server.address, 2, "alice")
         for view in wait_finished(server.address, ids):
             assert view.result.finished
             assert [s.entrant for s in view.table.seats] == ["alice"] * 3
@@ -444,24 +421,29 @@ def test_an_outside_entrant_plays_through_the_command(
 def test_a_program_slower_than_the_turn_is_late_and_the_table_goes_on(
     server: ServerProcess, misbehaving: Path, tmp_path: Path
 ) -> None:
-    if not server_sets_deadlines(server.address):
-        pytest.skip("this server's views carry no turn deadline yet (the budget server side)")
     log_file = tmp_path / "bridge.jsonl"
-    # each seat's program sleeps past the turn at its first decision, then answers at once
-    bridge = bridge_command(server, log_file, "random", [
-        sys.executable, str(misbehaving), "sleepat=1", "seconds=2.5"])
+    # each seat's program sleeps past its time (1.5 s turns less the SDK's 0.3 s margin) at
+    # its first decision, then answers at once (the seat's next decision comes after 1.2 s at
+    # the earliest, and is answered after the sleep: in time)
+    bridge = bridge_command(server, log_file, "slow", [
+        sys.executable, str(misbehaving), "sleepat=1", "seconds=1.4"])
     try:
-        [table_id] = bot_tables(server.address, 1, turn_seconds=1.5)
+        [table_id] = bot_tables(server.address, 1, "slow", turn_seconds=1.5)
         [view] = wait_finished(server.address, [table_id])
         assert view.result.finished
     finally:
         stop_bridge(bridge)
+    # the first answers were given up at the deadline minus the margin and the runner played
+    # the default itself, before the server's timer could; the late answers were dropped
+    fallbacks, auto = record_fallbacks(server.address, table_id)
+    assert fallbacks["late"] == 3 and set(fallbacks) == {"", "late"}
+    assert auto == 0
     events = json_lines(log_file)
     decided = [e for e in events if e.get("event") == "decision" and e.get("table") == table_id]
-    fallbacks = Counter(e.get("fallback", "") for e in decided)
-    # the bridge gave up on the first answers at the deadline minus the SDK's margin and the
-    # runner played the default itself, before the server's timer could
-    assert fallbacks["late"] == 3 and set(fallbacks) == {"", "late"}
+    first: dict[int, str] = {}
+    for e in decided:
+        first.setdefault(e["seat"], e.get("fallback", ""))
+    assert first == {0: "late", 1: "late", 2: "late"}
 
 
 def test_the_command_wants_a_program(server: ServerProcess) -> None:
@@ -479,9 +461,9 @@ def test_the_runner_plays_two_tables_with_one_shared_node_program(
         bot = BridgeBot([*NODE_BOT, "--shared"])
         stop = asyncio.Event()
         runner = asyncio.create_task(
-            sdk.serve(bot, server.address, "random", poll=0.2, stop=stop))
+            sdk.serve(bot, server.address, "node-shared", poll=0.2, stop=stop))
         try:
-            ids = await asyncio.to_thread(bot_tables, server.address, 2)
+            ids = await asyncio.to_thread(bot_tables, server.address, 2, "node-shared")
             for view in await asyncio.to_thread(wait_finished, server.address, ids):
                 assert view.result.finished
         finally:
