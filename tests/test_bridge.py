@@ -466,12 +466,13 @@ def test_the_runner_plays_two_tables_with_one_shared_node_program(
             ids = await asyncio.to_thread(bot_tables, server.address, 2, "node-shared")
             for view in await asyncio.to_thread(wait_finished, server.address, ids):
                 assert view.result.finished
+            shared = bot._first
         finally:
             stop.set()
             await runner
         assert bot.mode == "shared"
-        shared = bot._first
         assert shared is not None and shared.restarts == 0
+        # the runner closed the bot when it stopped: the program ended
         assert shared._process is not None and shared._process.returncode is not None
 
     run(scenario)
