@@ -26,7 +26,7 @@ import asyncio
 import sys
 
 from bots.sdk.bot import Bot, SeatContext
-from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN
+from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN, Fallback
 from bots.sdk.net import DEFAULT_SERVER
 from bots.sdk.runner import DEFAULT_POLL, LEVEL_NAMES, BotSource, Runner, RunnerSettings
 
@@ -39,6 +39,7 @@ __all__ = [
     "LEVEL_NAMES",
     "Bot",
     "BotSource",
+    "Fallback",
     "RunnerSettings",
     "SeatContext",
     "run",

@@ -8,6 +8,7 @@ runner, so a bot, its hooks and whatever programs it starts can never leak or mi
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from croupier.v1 import croupier_pb2
@@ -40,10 +41,12 @@ class Bot:
 
     def choose(
         self, view: croupier_pb2.TableView, legal_moves: list[str], time_left: float
-    ) -> str:
+    ) -> str | Awaitable[str]:
         """One of `legal_moves`. `time_left`: seconds until the server's deadline for this seat
         minus the runner's safety margin (math.inf when the table has no timer); an answer
-        later than that is dropped and the default move played instead."""
+        later than that is dropped and the default move played instead. A bot that is not
+        blocking may be asyncio-native: `async def choose` is awaited on the loop. Raising
+        `sdk.Fallback(reason)` has the default played with that reason."""
         return self.default_move(view, legal_moves)
 
     def on_seat(self, seat: SeatContext) -> None:

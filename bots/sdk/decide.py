@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import math
 import random
 import threading
@@ -28,6 +29,20 @@ from bots.sdk.bot import Bot
 MARGIN = 0.3  # seconds before the server's deadline by which the runner has moved
 MAX_ANSWER = 1000  # characters: a longer answer is no move of any game, it is not sent
 CRASHED, GARBAGE, ILLEGAL, LATE = "crashed", "garbage", "illegal", "late"
+REASONS = (CRASHED, GARBAGE, ILLEGAL, LATE)
+
+
+class Fallback(Exception):
+    """Raised by `choose` when the bot knows it has no move to give and why: the runner plays
+    the default move with `reason` as the fallback (a bridge whose program answered garbage,
+    too late, or died). Any other exception counts as `crashed`."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        if reason not in REASONS:
+            raise ValueError(f"fallback reason {reason!r} is not one of {', '.join(REASONS)}")
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -80,7 +95,21 @@ class Asker:
                 except TimeoutError:
                     return self._late(view, legal, time.perf_counter() - started)
             else:
-                ok, answer = True, self.bot.choose(view, legal, time_left(deadline, self.margin))
+                limit = time_left(deadline, self.margin)
+                answer = self.bot.choose(view, legal, limit)
+                if inspect.isawaitable(answer):
+                    # an asyncio-native bot (the bridge): awaited on the loop, within the limit
+                    try:
+                        answer = await asyncio.wait_for(
+                            answer, None if math.isinf(limit) else limit
+                        )
+                    except TimeoutError:
+                        return self._late(view, legal, time.perf_counter() - started)
+                ok = True
+        except Fallback as fell:
+            # the bot itself says its answer is bad, and why (a bridge's program misbehaved)
+            self.fell_back(fell.reason, source="bot")
+            return self.default(view, fell.reason, time.perf_counter() - started)
         except Exception as error:  # noqa: BLE001 - whatever the bot does, the seat moves
             ok, answer = False, error
         thought = time.perf_counter() - started
