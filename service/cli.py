@@ -1,5 +1,5 @@
 """The `croupier` command: serve, run (server and bots together), and the other owners'
-subcommands (bots, play, watch, arena), imported only when called so that one missing or broken
+subcommands (bots, bot-bridge, play, watch, arena), imported only when called so that one missing or broken
 module does not take the others down."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, clie
 # subcommand -> (module, function, help); each function takes argv and returns an exit code
 DISPATCH: dict[str, tuple[str, str, str]] = {
     "bots": ("bots.worker", "main", "run bot worker processes that take bot seats"),
+    "bot-bridge": ("bots.bridge", "main", "play an outside entrant's seats with a program in "
+                   "any language (JSON lines on stdin/stdout)"),
     "play": ("service.terminal", "play_main", "play a game in this terminal"),
     "watch": ("service.terminal", "watch_main", "watch a table in this terminal"),
     "arena": ("bots.arena", "main", "play bots against each other and rate them"),

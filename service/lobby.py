@@ -115,8 +115,9 @@ def watch_command(table_id: str, args: argparse.Namespace) -> str:
 
 
 def bot_levels(table: pb.Table) -> str:
-    """The levels of its bot seats, each once, in seat order; '-' when it has none."""
-    levels = dict.fromkeys(s.bot_level for s in table.seats if s.kind == pb.SEAT_KIND_BOT)
+    """The entrants (levels) of its bot seats, each once, in seat order; '-' when it has none."""
+    levels = dict.fromkeys(s.entrant or s.bot_level for s in table.seats
+                           if s.kind == pb.SEAT_KIND_BOT)
     return ",".join(levels) or "-"
 
 

@@ -1,13 +1,9 @@
-"""Prometheus metrics of the server and the bot workers, served over HTTP at /metrics.
+"""Prometheus metrics of the server, served over HTTP at /metrics (the bot runners' own are in
+bots.metrics: bots never import the service).
 
 The metric objects always exist (updating one costs a dict lookup and an add), so the code
 that counts never asks whether metrics are on; only the HTTP endpoint is optional
 (`--metrics-port`, 0 = off).
-
-Bot workers run in several processes: with a port set and more than one worker, `croupier
-bots` puts the spawned workers in prometheus-client's multiprocess mode (a directory of
-memory-mapped files, named in the environment they inherit) and the supervisor serves the sum
-over its workers.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prometheus_client import (
-    CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
@@ -27,7 +22,6 @@ from prometheus_client import (
 
 # seconds: a move over loopback takes well under a millisecond, a stream can last an hour
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60)
-DECISION_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30)
 
 RPCS = Counter("croupier_rpcs", "RPCs answered, by method and status code", ["method", "code"])
 RPC_SECONDS = Histogram(
@@ -48,12 +42,6 @@ TABLES = Gauge(
     "of one store)",
     ["game", "status"],
     multiprocess_mode="max",
-)
-DECISION_SECONDS = Histogram(
-    "croupier_bot_decision_seconds",
-    "Time a bot took to choose a move, by level and game",
-    ["level", "game"],
-    buckets=DECISION_BUCKETS,
 )
 
 
@@ -100,11 +88,3 @@ async def refresh_tables_forever(
             seen |= counts.keys()
         await asyncio.sleep(interval)
 
-
-def serve_multiprocess(port: int, host: str, path: str) -> None:
-    """/metrics summing every process that wrote to `path`."""
-    from prometheus_client import multiprocess
-
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=path)
-    start_http_server(port, addr=host or "0.0.0.0", registry=registry)

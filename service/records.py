@@ -1,5 +1,9 @@
 """Game records of finished tables: the initial state, every move unredacted, the result.
 
+Each move also says whether the turn timer played it (`auto`), how long after the previous
+event it came (`seconds`: its mover's thinking and calls) and any `fallback` its client gave:
+public facts, which tournaments count per seat.
+
 A record is only given out once its table is over (finished, or closed as abandoned): before
 that the initial state (which holds the seed and every hand) and the canonical moves would
 show hidden cards. It is built from the event log the store already keeps (each event carries
@@ -47,6 +51,7 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
     out.options.update(record.options)
     out.seats.extend(views.table_summary(game, record).seats)
     last = 0
+    previous = record.created_at  # the time of the event before the next one
     seen_creation = False
     while True:
         events = await store.events_after(table_id, last, limit=PAGE)
@@ -60,10 +65,12 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
             if event.kind == EventKind.MOVE:
                 out.moves.add(
                     version=event.version, seat=event.seat, move=event.move,
-                    deal_over=event.deal_over,
+                    deal_over=event.deal_over, auto=event.auto,
+                    seconds=max(0.0, event.time - previous), fallback=event.fallback,
                 )
             elif event.kind == EventKind.END:
                 out.finished_at = event.time
+            previous = event.time
         if len(events) < PAGE:
             break
     if not seen_creation:

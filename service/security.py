@@ -2,12 +2,15 @@
 
 Without `--api-keys` everything is open, as on a developer's machine. With a key file, creating
 a table needs a key with the `tables` role and a bot worker's JoinTable (bot = true) needs a key
-with the `bots` role or a client certificate the server verified (mutual TLS). Keys travel as
-`x-api-key` metadata; the server keeps only their SHA-256 digests and compares them in
-constant time. Neither keys nor seat tokens are ever logged.
+with the `bots` role or a client certificate the server verified (mutual TLS). Joining as an
+outside entrant (JoinTable with `entrant`) needs a key with the role `entrant:<that name>`: an
+outside bot's key lets it take its own seats and nobody else's, and `bots` alone is not enough.
+Keys travel as `x-api-key` metadata; the server keeps only their SHA-256 digests and compares
+them in constant time. Neither keys nor seat tokens are ever logged.
 
-Key file: one key per line, optionally followed by its roles (`tables`, `bots`, comma-separated;
-both when omitted); blank lines and lines starting with '#' are skipped.
+Key file: one key per line, optionally followed by its roles, comma-separated: `tables`,
+`bots`, `entrant:<name>` (any number); `tables,bots` when omitted. Blank lines and lines
+starting with '#' are skipped.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from typing import Any
 
 import grpc
 
-from service.tables import Code, TableError
+from bots.levels import LEVELS
+from service.tables import ENTRANT_NAME, Code, TableError
 
 API_KEY_HEADER = "x-api-key"
 ROLES = frozenset({"tables", "bots"})
+ENTRANT_ROLE = "entrant:"
 MIN_KEY_CHARS = 16
 
 
@@ -53,10 +58,18 @@ class ApiKeys:
                 continue
             key, _, roles_text = line.partition(" ")
             roles = frozenset(r.strip() for r in roles_text.split(",") if r.strip()) or ROLES
-            if roles - ROLES:
+            levels = sorted(r for r in roles if r.removeprefix(ENTRANT_ROLE) in LEVELS)
+            if levels:
                 raise ValueError(
-                    f"{path} line {n}: unknown role(s) {', '.join(sorted(roles - ROLES))}; "
-                    f"known: {', '.join(sorted(ROLES))}"
+                    f"{path} line {n}: {levels[0]} names a built-in level, served by bot "
+                    "workers: give the key the bots role instead"
+                )
+            unknown = sorted(r for r in roles if r not in ROLES and not _entrant_role(r))
+            if unknown:
+                raise ValueError(
+                    f"{path} line {n}: unknown role(s) {', '.join(unknown)}; known: "
+                    f"{', '.join(sorted(ROLES))}, {ENTRANT_ROLE}<name> (names: 1 to 40 of "
+                    "a-z, 0-9, '_', '.', '-', starting with a letter or digit)"
                 )
             if len(key) < MIN_KEY_CHARS:
                 raise ValueError(f"{path} line {n}: keys have at least {MIN_KEY_CHARS} characters")
@@ -80,6 +93,29 @@ class ApiKeys:
                 found = roles
         return found
 
+    def entrants(self, key: str | None) -> frozenset[str]:
+        """The entrants `key` may play as (its `entrant:<name>` roles)."""
+        return frozenset(
+            r.removeprefix(ENTRANT_ROLE) for r in self.roles(key) if r.startswith(ENTRANT_ROLE)
+        )
+
+    def require_entrant(self, key: str | None, entrant: str) -> None:
+        """Refuses, with keys on, a key without the role `entrant:<entrant>` (a client
+        certificate or the `bots` role do not stand in: an outside bot's seats are its own)."""
+        role = f"{ENTRANT_ROLE}{entrant}"
+        if not self.enabled or role in self.roles(key):
+            return
+        if not key:
+            raise TableError(
+                Code.UNAUTHENTICATED,
+                f"joining as entrant {entrant} needs an API key with the '{role}' role: send "
+                f"'{API_KEY_HEADER}: <key>' metadata",
+            )
+        raise TableError(
+            Code.PERMISSION_DENIED,
+            f"this API key may not join as entrant {entrant} (it lacks the '{role}' role)",
+        )
+
     def allows(self, key: str | None, role: str, certified: bool = False) -> bool:
         """Whether keys are off, `key` has `role`, or (bots) the peer is certified."""
         return not self.enabled or certified or role in self.roles(key)
@@ -95,6 +131,12 @@ class ApiKeys:
             )
         raise TableError(Code.PERMISSION_DENIED, f"this API key may not {what[0].lower()}"
                          f"{what[1:]} (it lacks the '{role}' role)")
+
+
+def _entrant_role(role: str) -> bool:
+    return role.startswith(ENTRANT_ROLE) and bool(
+        ENTRANT_NAME.fullmatch(role.removeprefix(ENTRANT_ROLE))
+    )
 
 
 def api_key(context: grpc.aio.ServicerContext) -> str | None:

@@ -33,7 +33,15 @@ from service.limits import Guard, Limits, SharedCounts, client_key
 from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
-from service.store import EventKind, SeatKind, Store, StoreUnavailable, open_store
+from service.store import (
+    TIMER_OPTION,
+    EventKind,
+    SeatKind,
+    Status,
+    Store,
+    StoreUnavailable,
+    open_store,
+)
 from service.store_redis import RedisStore
 from service.tables import (
     MAX_TABLE_ID_CHARS,
@@ -44,6 +52,7 @@ from service.tables import (
     Tables,
     check_table_id,
     hash_token,
+    outside_entrant,
 )
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
@@ -234,9 +243,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         seats = []
         for i, spec in enumerate(request.seats):
             if spec.kind == pb.SEAT_KIND_BOT:
-                seats.append(SeatRequest(SeatKind.BOT, spec.bot_level))
+                seats.append(SeatRequest(SeatKind.BOT, spec.bot_level, spec.entrant))
             elif spec.kind in (pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_UNSPECIFIED):
-                seats.append(SeatRequest(SeatKind.HUMAN))
+                seats.append(SeatRequest(SeatKind.HUMAN, entrant=spec.entrant))
             else:
                 raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
         # Struct numbers are doubles: give integral ones back their integer type
@@ -268,11 +277,19 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.JoinTableRequest, context: Any, f: dict[str, Any]
     ) -> pb.JoinTableResponse:
         f.update(table=request.table_id, bot=request.bot)
-        if request.bot:
+        if request.entrant and not request.bot:
+            raise TableError(
+                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty"
+            )
+        entrant = outside_entrant(request.entrant)
+        if entrant:
+            f["entrant"] = entrant
+            self.keys.require_entrant(api_key(context), entrant)
+        elif request.bot:
             self.keys.require(api_key(context), "bots", "Taking bot seats", certified(context))
         seat = request.seat if request.HasField("seat") else None
         seat, token, record = await self.tables.join(
-            request.table_id, seat, request.name, request.bot, request.token
+            request.table_id, seat, request.name, request.bot, request.token, entrant
         )
         f.update(seat=seat, version=record.version)
         table = views.table_summary(self.tables.game(record.game), record)
@@ -298,14 +315,21 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             if request.status not in views.STATUS_FROM_PB:
                 raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}")
             status = views.STATUS_FROM_PB[request.status]
-        # private tables are joined by id: listed only to bot workers looking for seats
-        workers = request.waiting_for_bot and self.keys.allows(
-            api_key(context), "bots", certified(context)
+        # private tables are joined by id: listed only to bots looking for seats (bot
+        # workers, or an entrant's key asking for its own seats alone)
+        key = api_key(context)
+        workers = request.waiting_for_bot and (
+            self.keys.allows(key, "bots", certified(context))
+            or (
+                bool(request.entrants)
+                and not request.bot_levels
+                and set(request.entrants) <= self.keys.entrants(key)
+            )
         )
         records, next_page = await self.tables.list(
             request.game, status, request.waiting_for_bot, request.limit, request.bot_levels,
             include_private=workers, page_token=request.page_token,
-            include_abandoned=request.include_abandoned,
+            include_abandoned=request.include_abandoned, entrants=request.entrants,
         )
         f["count"] = len(records)
         return pb.ListTablesResponse(
@@ -325,7 +349,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         if seat is not None and record.seats[seat].away:
             record = await self.tables.come_back(record, seat)
         f.update(seat=seat, version=record.version)
-        return views.table_view(self.tables.game(record.game), record, seat)
+        last_time = None
+        if seat is not None and record.status == Status.PLAYING and record.options.get(
+            TIMER_OPTION
+        ):  # the deadline counts from the last event: read only where there is one
+            last = await self.tables.store.events_after(record.table_id, record.version - 1, 1)
+            last_time = last[0].time if last else None
+        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time)
 
     @unary
     async def SubmitMove(
@@ -336,9 +366,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         check_table_id(request.table_id)  # before it keys the seat's rate window
         await self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
-            request.table_id, token, request.move, request.expected_version
+            request.table_id, token, request.move, request.expected_version, request.fallback
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
+        if request.fallback:
+            f["fallback"] = request.fallback
         if out.replayed:
             f["replayed"] = True
         else:
@@ -346,7 +378,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         reply = pb.SubmitMoveResponse(
             version=out.record.version, move=out.move, public_move=out.public
         )
-        views.table_view(self.tables.game(out.record.game), out.record, out.seat, reply.view)
+        views.table_view(
+            self.tables.game(out.record.game), out.record, out.seat, reply.view,
+            last_time=out.events[-1].time,
+        )
         return reply
 
     @streaming

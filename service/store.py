@@ -77,6 +77,9 @@ class Seat:
     joined_at: float = 0.0
     timeouts: int = 0  # turn timers that ran out in a row for this seat
     away: bool = False  # gone: the server plays for it at once, until it comes back
+    # seconds of the table's match budget (option match_seconds) this seat has thought past
+    # its turn_seconds; kept in the seat JSON only when spent, so older rows read back as 0
+    budget_used: float = 0.0
 
     def back(self) -> Seat:
         """The seat with its person back at it: no timeouts, not away."""
@@ -93,6 +96,7 @@ class Seat:
             "joined_at": self.joined_at,
             **({"timeouts": self.timeouts} if self.timeouts else {}),
             **({"away": True} if self.away else {}),
+            **({"budget_used": self.budget_used} if self.budget_used else {}),
         }
 
     @classmethod
@@ -107,6 +111,7 @@ class Seat:
             joined_at=float(data.get("joined_at", 0.0)),
             timeouts=int(data.get("timeouts", 0)),
             away=bool(data.get("away", False)),
+            budget_used=float(data.get("budget_used", 0.0)),
         )
 
 
@@ -186,6 +191,13 @@ class TableRecord:
         new.__dict__.update(self.__dict__, **changes)
         return new
 
+    def budget_left(self, seat: int) -> float | None:
+        """What `seat` has left of its match budget (option match_seconds); None: no budget."""
+        budget = self.options.get(BUDGET_OPTION)
+        if budget is None:
+            return None
+        return max(0.0, float(budget) - self.seats[seat].budget_used)
+
     def fill_due_at(self) -> float | None:
         """When empty human seats are handed to bots (None: never, or none is empty)."""
         if self.status.closed or self.fill_with_bots_after_seconds <= 0:
@@ -238,22 +250,40 @@ class Event:
     deal_over: bool = False
     auto: bool = False  # played by the server for a seat whose turn timer ran out
     abandoned: bool = False  # END only: the table was closed as abandoned, not played out
+    # MOVE only: why the mover's client played this in place of its bot's answer (FALLBACKS)
+    fallback: str = ""
+
+
+# the reasons a bot client may give for a move that stands in for its bot's answer
+FALLBACKS = ("illegal", "garbage", "late", "crashed")
+FALLBACK_SHIFT = 3  # event_flags bits 3-5: 0 none, else 1 + the reason's index in FALLBACKS
 
 
 def event_flags(e: Event) -> int:
-    """deal_over, auto and abandoned packed into one integer (bits 0, 1, 2): the stores keep
-    it where deal_over alone was, so tables written before the others existed read back
-    unchanged."""
-    return int(e.deal_over) | (2 if e.auto else 0) | (4 if e.abandoned else 0)
+    """deal_over, auto and abandoned packed into one integer (bits 0, 1, 2), and the move's
+    fallback in bits 3-5: the stores keep it where deal_over alone was, so tables written
+    before the others existed read back unchanged."""
+    flags = int(e.deal_over) | (2 if e.auto else 0) | (4 if e.abandoned else 0)
+    if e.fallback:
+        flags |= (FALLBACKS.index(e.fallback) + 1) << FALLBACK_SHIFT
+    return flags
 
 
-def flags_fields(flags: int) -> dict[str, bool]:
+def flags_fields(flags: int) -> dict[str, Any]:
     """event_flags read back, as Event's keyword arguments."""
-    return {"deal_over": bool(flags & 1), "auto": bool(flags & 2), "abandoned": bool(flags & 4)}
+    reason = (flags >> FALLBACK_SHIFT) & 7
+    return {
+        "deal_over": bool(flags & 1),
+        "auto": bool(flags & 2),
+        "abandoned": bool(flags & 4),
+        "fallback": FALLBACKS[reason - 1] if 0 < reason <= len(FALLBACKS) else "",
+    }
 
 
 # the table option that turns the turn timer on (seconds a seat may think; 0 or absent: none)
 TIMER_OPTION = "turn_seconds"
+# the table option that gives each seat a budget for the whole match past its turn_seconds
+BUDGET_OPTION = "match_seconds"
 # the table option that makes a table private: no spectators, not listed in the lobby
 PRIVATE_OPTION = "private"
 

@@ -36,6 +36,8 @@ from engines.contract import Game, IllegalMove
 from service import states
 from service.logging import get_logger
 from service.store import (
+    BUDGET_OPTION,
+    FALLBACKS,
     PRIVATE_OPTION,
     TIMER_OPTION,
     Event,
@@ -70,14 +72,21 @@ PAGE_TOKEN_VERSION = 1
 MAX_TABLE_ID_CHARS = 64
 MAX_FILL_SECONDS = 7 * 24 * 3600.0
 DEFAULT_BOT_LEVEL = "random"
+# An entrant: a named bot player. The built-in levels are entrants the bot workers serve;
+# any other name is an outside entrant (a bot of its own, through a bot SDK).
+ENTRANT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+MAX_LIST_ENTRANTS = 16
 # Options of the table rather than the game: kept in the table's options, never given to the
 # engine. private: spectators (calls without a seat token) are refused and the lobby does not
 # list the table (it is joined by id); turn_seconds: a seat
 # that has not moved this long after the table's last event is played for (auto moves).
+# match_seconds: a budget per seat for the whole match (needs turn_seconds): thinking past
+# turn_seconds draws on it, and the timer waits for what is left of it too.
 TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    PRIVATE_OPTION: bool, TIMER_OPTION: (int, float)
+    PRIVATE_OPTION: bool, TIMER_OPTION: (int, float), BUDGET_OPTION: (int, float)
 }
 MAX_TURN_SECONDS = 24 * 3600.0
+MAX_MATCH_SECONDS = 7 * 24 * 3600.0
 # turn timers that run out in a row before a seat counts as gone: from then on the server plays
 # for it as soon as it is to act, until its person calls again with the seat token
 AWAY_AFTER_TIMEOUTS = 2
@@ -163,10 +172,41 @@ def default_games(name: str) -> Game:
 _get_game: Callable[[str], Game] | None = None
 
 
+def check_entrant(name: str, what: str = "entrant") -> None:
+    """INVALID_ARGUMENT for a name no entrant can have (quoted only when short)."""
+    if not ENTRANT_NAME.fullmatch(name):
+        shown = repr(name) if len(name) <= 2 * MAX_BOT_LEVEL_CHARS else f"of {len(name)} characters"
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            f"{what} name {shown} is malformed: entrant names are 1 to 40 of a-z, 0-9, '_', "
+            "'.' and '-', starting with a letter or digit",
+        )
+
+
+def outside_entrant(name: str, what: str = "entrant") -> str:
+    """The outside entrant `name` names, checked; "" for none or a built-in level's name."""
+    if not name:
+        return ""
+    check_entrant(name, what)
+    return "" if name in LEVELS else name
+
+
+def seat_entrant(seat: Seat) -> str:
+    """The entrant a bot seat is reserved for (Seat.bot_level holds it for both kinds)."""
+    return seat.bot_level if seat.kind == SeatKind.BOT else ""
+
+
+def reserved_for(index: int, seat: Seat) -> str:
+    entrant = seat.bot_level
+    level = " (a built-in level, served by the bot workers)" if entrant in LEVELS else ""
+    return f"seat {index} is reserved for entrant {entrant}{level}"
+
+
 @dataclass(frozen=True)
 class SeatRequest:
     kind: SeatKind = SeatKind.HUMAN
     bot_level: str = ""
+    entrant: str = ""  # bot seats: a named entrant (a level's name: that level)
 
 
 REPLAY_WINDOW = 16
@@ -382,11 +422,18 @@ class Tables:
         self._seen[record.table_id] = now
         await self.store.touch(record.table_id, now)
 
-    def _bot_may_take(self, record: TableRecord, seat: Seat, now: float) -> bool:
+    def _bot_may_take(
+        self, record: TableRecord, seat: Seat, now: float, entrant: str = ""
+    ) -> bool:
+        """Whether a bot joining as `entrant` ("" : a worker of the built-in levels) may take
+        `seat`: a free bot seat reserved for it, or (workers only) a free person's seat past
+        the fill delay."""
         if seat.occupied:
             return False
         if seat.kind == SeatKind.BOT:
-            return True
+            return seat.bot_level == entrant if entrant else seat.bot_level in LEVELS
+        if entrant:
+            return False
         due = record.fill_due_at()
         return due is not None and due <= now
 
@@ -432,6 +479,25 @@ class Tables:
                 Code.INVALID_ARGUMENT,
                 f"fill_with_bots_after_seconds must be between 0 and {MAX_FILL_SECONDS:.0f}",
             )
+        resolved = []
+        for i, s in enumerate(seats):
+            if s.entrant and s.kind != SeatKind.BOT:
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    f"seat {i} names an entrant but is not a bot seat: give it kind "
+                    "SEAT_KIND_BOT",
+                )
+            if s.entrant:
+                check_entrant(s.entrant, f"seat {i}'s entrant")
+                if s.bot_level and s.bot_level != s.entrant:
+                    raise TableError(
+                        Code.INVALID_ARGUMENT,
+                        f"seat {i} names both bot_level {s.bot_level[:MAX_BOT_LEVEL_CHARS]!r} "
+                        f"and entrant {s.entrant!r}: give one (a level's name is that level)",
+                    )
+                s = SeatRequest(s.kind, "", s.entrant)
+            resolved.append(s)
+        seats = resolved
         levels = [s.bot_level for s in seats] + [fill_level]
         if any(len(level) > MAX_BOT_LEVEL_CHARS for level in levels):
             raise TableError(
@@ -459,6 +525,19 @@ class Tables:
                 Code.INVALID_ARGUMENT,
                 f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
             )
+        if BUDGET_OPTION in options:
+            budget = options[BUDGET_OPTION]
+            if not (math.isfinite(budget) and 0 <= budget <= MAX_MATCH_SECONDS):
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    f"match_seconds must be between 0 and {MAX_MATCH_SECONDS:.0f} (7 days)",
+                )
+            if not turn > 0:
+                raise TableError(
+                    Code.INVALID_ARGUMENT,
+                    "match_seconds is a budget beyond each move's turn_seconds: set "
+                    "turn_seconds above 0 too",
+                )
         seed = secrets.token_hex(16)
         stored_options = json.loads(options_json)
         engine_options = game_options(stored_options)
@@ -487,7 +566,7 @@ class Tables:
                     f"seat {wrong[0]} must be a bot seat",
                 )
         seat_records = tuple(
-            Seat(kind=SeatKind.BOT, bot_level=s.bot_level or DEFAULT_BOT_LEVEL)
+            Seat(kind=SeatKind.BOT, bot_level=s.entrant or s.bot_level or DEFAULT_BOT_LEVEL)
             if s.kind == SeatKind.BOT
             else Seat(kind=SeatKind.HUMAN)
             for s in (seats or [SeatRequest()] * players)
@@ -538,10 +617,24 @@ class Tables:
 
     # --- seats --------------------------------------------------------------------------
     async def join(
-        self, table_id: str, seat: int | None, name: str, bot: bool, token: str = ""
+        self,
+        table_id: str,
+        seat: int | None,
+        name: str,
+        bot: bool,
+        token: str = "",
+        entrant: str = "",
     ) -> tuple[int, str, TableRecord]:
         """Takes a free seat. With a client's own `token` the call is idempotent: sent again
-        (its reply lost), it returns the seat that token already holds, table unchanged."""
+        (its reply lost), it returns the seat that token already holds, table unchanged.
+        A bot joining as an outside `entrant` takes only seats reserved for it; without one
+        (a level's name counts as none) only seats of built-in levels, and person's seats past
+        the fill delay."""
+        if entrant and not bot:
+            raise TableError(
+                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty"
+            )
+        entrant = outside_entrant(entrant)
         name = name.strip()
         if len(name) > MAX_NAME_CHARS:
             raise TableError(
@@ -560,6 +653,11 @@ class Tables:
             record = await self.get(table_id)
             held = self._held_by(record, token) if token else None
             if held is not None:
+                mine = record.seats[held]
+                if mine.kind == SeatKind.BOT and bot and (
+                    mine.bot_level != entrant if entrant else mine.bot_level not in LEVELS
+                ):
+                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(held, mine))
                 if (seat is not None and seat != held) or record.seats[held].is_bot != bot:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
@@ -576,16 +674,17 @@ class Tables:
                     Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
                 )
             now = self.clock()
-            who = "a bot" if bot else "a person"
+            who = (f"entrant {entrant}" if entrant else "a bot") if bot else "a person"
             if seat is None:
                 free = [i for i, s in enumerate(record.seats) if not s.occupied]
                 if bot:
                     # reserved bot seats first, then human seats past their fill delay
-                    ranked = [i for i in free if record.seats[i].kind == SeatKind.BOT] + [
+                    ranked = [
                         i
+                        for kind in (SeatKind.BOT, SeatKind.HUMAN)
                         for i in free
-                        if record.seats[i].kind == SeatKind.HUMAN
-                        and self._bot_may_take(record, record.seats[i], now)
+                        if record.seats[i].kind == kind
+                        and self._bot_may_take(record, record.seats[i], now, entrant)
                     ]
                 else:
                     ranked = [i for i in free if record.seats[i].kind == SeatKind.HUMAN]
@@ -605,7 +704,16 @@ class Tables:
                 target = record.seats[seat]
                 if target.occupied:
                     raise TableError(Code.FAILED_PRECONDITION, f"seat {seat} is taken")
-                if bot and not self._bot_may_take(record, target, now):
+                if bot and target.kind == SeatKind.BOT and not self._bot_may_take(
+                    record, target, now, entrant
+                ):
+                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(seat, target))
+                if bot and entrant and target.kind == SeatKind.HUMAN:
+                    raise TableError(
+                        Code.FAILED_PRECONDITION,
+                        f"seat {seat} is open to people, not reserved for entrant {entrant}",
+                    )
+                if bot and not self._bot_may_take(record, target, now, entrant):
                     due = record.fill_due_at()
                     why = (
                         "this table does not fill seats with bots"
@@ -618,7 +726,7 @@ class Tables:
                 if not bot and target.kind == SeatKind.BOT:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
-                        f"seat {seat} is reserved for a bot ({target.bot_level})",
+                        f"seat {seat} is reserved for a bot (entrant {target.bot_level})",
                     )
             token = token or secrets.token_urlsafe(24)
             old = record.seats[seat]
@@ -699,9 +807,21 @@ class Tables:
 
     # --- moves --------------------------------------------------------------------------
     async def move(
-        self, table_id: str, token: str | None, text: str, expected_version: int
+        self,
+        table_id: str,
+        token: str | None,
+        text: str,
+        expected_version: int,
+        fallback: str = "",
     ) -> MoveOutcome:
-        """Plays `text` for the token's seat. `expected_version` 0 skips the version check."""
+        """Plays `text` for the token's seat. `expected_version` 0 skips the version check.
+        `fallback`: why a bot client plays this in place of its bot's answer (recorded)."""
+        if fallback and fallback not in FALLBACKS:
+            shown = repr(fallback) if len(fallback) <= MAX_BOT_LEVEL_CHARS else "this one"
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"fallback must be empty or one of {', '.join(FALLBACKS)}; not {shown}",
+            )
         if len(text) > MAX_MOVE_CHARS:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters"
@@ -752,11 +872,16 @@ class Tables:
                     Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
                 )
             mover = record.seats[seat]
+            moved = mover.back() if mover.timeouts or mover.away else mover  # the count restarts
+            if BUDGET_OPTION in record.options and seat in game.on_turn(state):
+                moved = await self._spend(record, moved, self.clock())
             seats = None
-            if mover.timeouts or mover.away:  # back at the table: the timer count starts over
-                seats = record.seats[:seat] + (mover.back(),) + record.seats[seat + 1 :]
+            if moved != mover:
+                seats = record.seats[:seat] + (moved,) + record.seats[seat + 1 :]
             try:
-                return await self._play(record, game, state, seat, move, seats=seats)
+                return await self._play(
+                    record, game, state, seat, move, seats=seats, fallback=fallback
+                )
             except TableError as e:
                 if e.code != Code.ABORTED or not expected_version:
                     raise
@@ -765,6 +890,22 @@ class Tables:
                 if replay is None:
                     raise
                 return replay
+
+    async def _spend(self, record: TableRecord, mover: Seat, now: float) -> Seat:
+        """`mover` with what it thought past turn_seconds since the table's last event drawn
+        from its match budget (never more than the budget)."""
+        last = await self.store.events_after(record.table_id, record.version - 1, 1)
+        if not last:
+            return mover
+        return self._spent(record, mover, now - last[0].time)
+
+    @staticmethod
+    def _spent(record: TableRecord, mover: Seat, waited: float) -> Seat:
+        budget = float(record.options.get(BUDGET_OPTION) or 0)
+        excess = waited - float(record.options.get(TIMER_OPTION) or 0)
+        if excess <= 0 or mover.budget_used >= budget:
+            return mover
+        return replace(mover, budget_used=min(budget, mover.budget_used + excess))
 
     async def _replay(
         self, record: TableRecord, game: Game, seat: int, move: Any, expected_version: int
@@ -810,6 +951,7 @@ class Tables:
         move: Any,
         auto: bool = False,
         seats: tuple[Seat, ...] | None = None,
+        fallback: str = "",
     ) -> MoveOutcome:
         """Applies and commits one move of `seat` (the caller holds the table's lock)."""
         try:
@@ -841,6 +983,7 @@ class Tables:
                 canonical,
                 deal_over,
                 auto,
+                fallback=fallback,
             )
         ]
         if over:
@@ -864,6 +1007,7 @@ class Tables:
         deal_over: bool = False,
         auto: bool = False,
         abandoned: bool = False,
+        fallback: str = "",
     ) -> Event:
         return Event(
             table_id=record.table_id,
@@ -879,11 +1023,13 @@ class Tables:
             deal_over=deal_over,
             auto=auto,
             abandoned=abandoned,
+            fallback=fallback,
         )
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:
         """Plays for the seat the table waits for (the engine's `on_turn`) at every playing
-        table whose `turn_seconds` have passed since its last event, with
+        table whose `turn_seconds` (plus what is left of that seat's match budget, option
+        match_seconds) have passed since its last event, with
         `choose(game_name)(game, state, seat, legal, rng)` (the game's heuristic player); the
         event says `auto`. Seats that may act out of turn (announcements, calls) are never
         played for: they need not act. Returns how many moves were played."""
@@ -907,12 +1053,16 @@ class Tables:
                     continue
                 seat = waited[0]
                 mover = record.seats[seat]
+                spent = mover
                 if not mover.away:
                     last = await self.store.events_after(record.table_id, record.version - 1, 1)
-                    if not last or last[0].time + limit > self.clock():
+                    now = self.clock()
+                    if not last or last[0].time + limit + (record.budget_left(seat) or 0) > now:
                         continue
+                    # it waited through the whole budget: spent, down to rounding
+                    spent = self._spent(record, mover, now - last[0].time)
                 count = mover.timeouts + 1
-                gone = replace(mover, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
+                gone = replace(spent, timeouts=count, away=count >= AWAY_AFTER_TIMEOUTS)
                 seats = record.seats[:seat] + (gone,) + record.seats[seat + 1 :]
                 legal = list(game.legal_moves(state, seat))
                 move = choose(record.game)(game, state, seat, legal, random.Random())
@@ -988,11 +1138,14 @@ class Tables:
         include_private: bool = False,
         page_token: str = "",
         include_abandoned: bool = False,
+        entrants: Sequence[str] = (),
     ) -> tuple[list[TableRecord], str]:
         """Tables by filter, one page, and the token of the next page ("" after the last);
         private ones only with `include_private` (the server grants it to bot workers looking
         for seats: a private table's bot seats need players too); tables closed as abandoned
-        only with `include_abandoned` or when `status` asks for them."""
+        only with `include_abandoned` or when `status` asks for them. Waiting for a bot with
+        neither `bot_levels` nor `entrants`: a seat of any built-in level (what a bot worker
+        may take), never an outside entrant's."""
         if limit < 0:
             raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
         if limit > MAX_LIST_LIMIT:
@@ -1016,6 +1169,19 @@ class Tables:
                 f"unknown bot level {unknown[0][:MAX_BOT_LEVEL_CHARS]!r}; levels: "
                 f"{', '.join(LEVELS)}",
             )
+        if entrants and not waiting_for_bot:
+            raise TableError(
+                Code.INVALID_ARGUMENT, "entrants filters the tables waiting for a bot: "
+                "set waiting_for_bot too"
+            )
+        if len(entrants) > MAX_LIST_ENTRANTS:
+            raise TableError(
+                Code.RESOURCE_EXHAUSTED,
+                f"at most {MAX_LIST_ENTRANTS} entrants; got {len(entrants)}",
+            )
+        for entrant in entrants:
+            check_entrant(entrant)
+        wanted = set(bot_levels) | set(entrants)
         if game:
             self.game(game)  # an unknown game is a mistake worth saying, not an empty list
         # a page token holds the last table's place in the order, and says which filters it
@@ -1024,13 +1190,15 @@ class Tables:
                    sorted(set(bot_levels)), include_private]
         if include_abandoned:  # (tokens given before this filter existed still serve)
             filters.append(True)
+        if entrants:
+            filters.append(sorted(set(entrants)))
         scope = hashlib.sha256(json.dumps(filters).encode()).hexdigest()[:16]
         page = limit or DEFAULT_LIST_LIMIT
         flt = TableFilter(
             game=game,
             status=status,
             bot_open_before=self.clock() if waiting_for_bot else None,
-            bot_levels=frozenset(bot_levels) if bot_levels else None,
+            bot_levels=frozenset(wanted or LEVELS) if waiting_for_bot else None,
             public_only=not include_private,
             hide_abandoned=status is None and not include_abandoned,
             after=self._read_page_token(page_token, scope) if page_token else None,
@@ -1050,7 +1218,7 @@ class Tables:
             Code.INVALID_ARGUMENT,
             "page_token is not one this server gave for these filters: send the "
             "next_page_token of the previous reply, with the same game, status, "
-            "waiting_for_bot, bot_levels and include_abandoned",
+            "waiting_for_bot, bot_levels, entrants and include_abandoned",
         )
         if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise wrong

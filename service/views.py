@@ -14,10 +14,11 @@ from typing import Any
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
+from bots.levels import LEVELS
 from engines.contract import Game, OptionSpec, public_options
 from engines.registry import get_game
 from service import states
-from service.store import Event, EventKind, SeatKind, Status, TableRecord
+from service.store import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
 
 STATUS = {
     Status.WAITING: pb.TABLE_STATUS_WAITING,
@@ -110,11 +111,13 @@ class _TableTemplates:
                 pb.SeatInfo(
                     seat=i,
                     kind=SEAT_KIND[s.kind],
-                    bot_level=s.bot_level,
+                    # Seat.bot_level holds a bot seat's entrant: a level's, or an outside one's
+                    bot_level=s.bot_level if s.bot_level in LEVELS else "",
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
                     away=s.away,
+                    entrant=s.bot_level if s.kind == SeatKind.BOT else "",
                 )
                 for i, s in enumerate(seats)
             ],
@@ -169,10 +172,16 @@ def result(game: Game, state: Any) -> pb.Result:
 
 
 def table_view(
-    game: Game, record: TableRecord, seat: int | None, out: pb.TableView | None = None
+    game: Game,
+    record: TableRecord,
+    seat: int | None,
+    out: pb.TableView | None = None,
+    last_time: float | None = None,
 ) -> pb.TableView:
     """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator.
-    Written into `out` when given (an empty message, such as a response's field)."""
+    Written into `out` when given (an empty message, such as a response's field).
+    `last_time`: when the table's last event (of the snapshot) happened, which the seat's
+    deadline counts from (timed tables; without it no deadline is shown)."""
     if out is None:
         out = pb.TableView()
     state = state_of(game, record)
@@ -196,6 +205,14 @@ def table_view(
         if seat in acting:
             assert state is not None
             out.legal_moves.extend(game.format_move(m) for m in game.legal_moves(state, seat))
+        left = record.budget_left(seat)
+        if left is not None:
+            out.budget_left = left
+        turn = record.options.get(TIMER_OPTION) or 0
+        if turn and last_time is not None and seat in out.on_turn:
+            # an away seat is played for as soon as the table waits for it
+            away = record.seats[seat].away
+            out.deadline = last_time if away else last_time + turn + (left or 0.0)
     return out
 
 
@@ -226,7 +243,7 @@ def table_event(
         seat=event.seat,
         move=shown_move(game, event, before, observer),
         name=event.name,
-        view=table_view(game, snap, observer),
+        view=table_view(game, snap, observer, last_time=event.time),
         time=event.time,
         deal_over=event.deal_over,
         auto=event.auto,

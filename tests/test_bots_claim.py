@@ -17,7 +17,8 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc
 
-from bots.worker import CLAIM_ATTEMPTS, Settings, Worker
+from bots.sdk.runner import CLAIM_ATTEMPTS
+from bots.worker import Settings, Worker
 from tests.support import Client, ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections import Counter
 from collections.abc import MutableMapping
@@ -13,7 +14,8 @@ import structlog
 from croupier.v1 import croupier_pb2 as pb
 
 from bots import policy
-from bots.worker import Backoff, Settings, Worker
+from bots.sdk.net import Backoff
+from bots.worker import Settings, Worker
 from engines.contract import IllegalMove
 
 
@@ -134,3 +136,26 @@ def test_a_crashed_seat_is_logged_by_where_not_by_its_message() -> None:
     assert entry["error"] == "IllegalMove" and entry["seat"] == 2
     assert any("in crash" in w for w in entry["where"])
     assert "hand" not in repr(entry) and "12 J S" not in repr(entry)
+
+
+def test_a_level_bot_searches_within_the_time_the_table_leaves(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bots.worker import LevelBot
+
+    seen: list[float | None] = []
+
+    def record(self: policy.LevelPolicy, view: pb.TableView, rng: random.Random) -> str:
+        seen.append(self.level.seconds)
+        self.last_iterations = 7
+        return view.legal_moves[0]
+
+    monkeypatch.setattr(policy.LevelPolicy, "choose", record)
+    bot = LevelBot(policy.get_policy("hard"))  # 1,000 iterations or 1 s
+    assert bot.choose(view_with(["pass"]), ["pass"], 0.5) == "pass"
+    assert bot.choose(view_with(["pass"]), ["pass"], 10.0) == "pass"
+    assert bot.choose(view_with(["pass"]), ["pass"], math.inf) == "pass"
+    assert seen == [0.4, 1.0, 1.0] and bot.last_iterations == 7
+    medium = LevelBot(policy.get_policy("medium"))  # 200 iterations, no time limit
+    medium.choose(view_with(["pass"]), ["pass"], 2.0)
+    assert seen[-1] == 1.6

@@ -18,7 +18,9 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from bots.resend import MAX_RESENDS
-from bots.worker import REFUSALS_BEFORE_FALLBACK, SeatPlayer
+from bots.sdk import SeatContext
+from bots.sdk.seat import REFUSALS_BEFORE_FALLBACK, SeatPlayer
+from bots.worker import LevelBot
 
 SEAT = 1
 
@@ -44,12 +46,14 @@ class ScriptedStub:
         self.current = current
         self.submits = list(submits or [])
         self.sent: list[tuple[str, int]] = []
+        self.fallbacks: list[str] = []  # SubmitMoveRequest.fallback of each move sent
         self.after = after or (lambda move, version: view(version + 1, [], to_act=[]))
         self.leaves: list[grpc.aio.AioRpcError | None] = []
         self.left = 0
 
     async def SubmitMove(self, request: pb.SubmitMoveRequest, **_: Any) -> pb.SubmitMoveResponse:
         self.sent.append((request.move, request.expected_version))
+        self.fallbacks.append(request.fallback)
         outcome = self.submits.pop(0) if self.submits else None
         if outcome is not None:
             raise outcome
@@ -86,10 +90,16 @@ class CountingPolicy:
         return self.moves.pop(0) if self.moves else v.legal_moves[0]
 
 
+def seat_player(stub: ScriptedStub, policy: Any, version: int = 5, table: str = "t1",
+                slot: asyncio.Semaphore | None = None) -> SeatPlayer:
+    """A seat played by a level bot deciding with `policy`."""
+    context = SeatContext(table, SEAT, "dou_dizhu", "random", 3)
+    return SeatPlayer(stub, context, "token", LevelBot(policy), version,  # type: ignore[arg-type]
+                      asyncio.Event(), search_slot=slot)
+
+
 def player(stub: ScriptedStub, policy: Any, version: int = 5) -> SeatPlayer:
-    p = SeatPlayer(stub, "t1", SEAT, "token", "random", version, asyncio.Event())  # type: ignore[arg-type]
-    p.policy = policy
-    return p
+    return seat_player(stub, policy, version)
 
 
 def test_a_move_overtaken_by_an_out_of_turn_move_is_sent_again_not_searched_again() -> None:
@@ -160,19 +170,38 @@ def test_a_failing_policy_still_moves_legally() -> None:
     policy = CountingPolicy(fail=RuntimeError("a bug quoting cards 3 3 4"))
     asyncio.run(player(stub, policy)._act(view(5, ["3", "pass"])))
     assert len(stub.sent) == 1 and stub.sent[0][0] in ("3", "pass")
+    assert stub.fallbacks == ["crashed"]
+
+
+def test_an_unlisted_answer_refused_is_replaced_by_a_legal_move() -> None:
+    # "bad" is no listed move: sent as given (it might be another spelling of one), refused,
+    # then a legal move in its place, saying so, without asking the bot again
+    stub = ScriptedStub(view(5, ["ok"]), submits=[refusal(grpc.StatusCode.INVALID_ARGUMENT)])
+    policy = CountingPolicy(["bad"] * 10)
+    asyncio.run(player(stub, policy)._act(view(5, ["ok"])))
+    assert stub.sent == [("bad", 5), ("ok", 5)]
+    assert stub.fallbacks == ["", "illegal"]
+    assert policy.calls == 1
 
 
 def test_refused_decisions_fall_back_on_a_listed_move() -> None:
+    # the server refuses a move it listed (a worker and a server of different versions): the
+    # bot decides again, REFUSALS_BEFORE_FALLBACK times, then a listed move it did not refuse
     refused = [refusal(grpc.StatusCode.FAILED_PRECONDITION)] * REFUSALS_BEFORE_FALLBACK
-    stub = ScriptedStub(view(5, ["ok"]), submits=list(refused))
-    policy = CountingPolicy(["bad"] * 10)
-    asyncio.run(player(stub, policy)._act(view(5, ["ok"])))
-    assert [m for m, _ in stub.sent] == ["bad"] * REFUSALS_BEFORE_FALLBACK + ["ok"]
+    stub = ScriptedStub(view(5, ["ok", "no"]), submits=list(refused))
+    policy = CountingPolicy(["no"] * 10)
+    asyncio.run(player(stub, policy)._act(view(5, ["ok", "no"])))
+    assert [m for m, _ in stub.sent] == ["no"] * REFUSALS_BEFORE_FALLBACK + ["ok"]
+    assert stub.fallbacks == [""] * REFUSALS_BEFORE_FALLBACK + ["illegal"]
     assert policy.calls == REFUSALS_BEFORE_FALLBACK
     # and a table that refuses even its own listed moves is left alone, not spun on
     stub = ScriptedStub(view(5, ["ok"]),
                         submits=[refusal(grpc.StatusCode.FAILED_PRECONDITION)] * 20)
     asyncio.run(player(stub, CountingPolicy(["bad"] * 10))._act(view(5, ["ok"])))
+    assert len(stub.sent) == REFUSALS_BEFORE_FALLBACK + 1
+    stub = ScriptedStub(view(5, ["ok"]),
+                        submits=[refusal(grpc.StatusCode.FAILED_PRECONDITION)] * 20)
+    asyncio.run(player(stub, CountingPolicy(["ok"] * 10))._act(view(5, ["ok"])))
     assert len(stub.sent) == REFUSALS_BEFORE_FALLBACK + 1
 
 
@@ -231,10 +260,8 @@ def test_seats_of_one_process_search_one_at_a_time(shared: bool) -> None:
         slot = asyncio.Semaphore(1)
         players = []
         for i in range(4):
-            p = SeatPlayer(ScriptedStub(view(5, ["Ac"])), f"t{i}", SEAT, "token", "hard", 5,  # type: ignore[arg-type]
-                           asyncio.Event(), search_slot=slot if shared else None)
-            p.policy = policy
-            players.append(p)
+            players.append(seat_player(ScriptedStub(view(5, ["Ac"])), policy, table=f"t{i}",
+                                       slot=slot if shared else None))
         await asyncio.gather(*(p._act(view(5, ["Ac"])) for p in players))
 
     asyncio.run(go())

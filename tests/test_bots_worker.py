@@ -248,7 +248,9 @@ def test_a_move_sent_while_the_server_is_away_lands_once(tmp_path: Path) -> None
     import grpc
     from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-    from bots.worker import SeatPlayer
+    from bots.sdk import SeatContext
+    from bots.sdk.seat import SeatPlayer
+    from bots.worker import LevelBot
 
     server = Server(tmp_path / "c.db", tmp_path / "server.log")
     try:
@@ -267,8 +269,9 @@ def test_a_move_sent_while_the_server_is_away_lands_once(tmp_path: Path) -> None
         async def go() -> tuple[pb.SubmitMoveResponse, pb.SubmitMoveResponse]:
             nonlocal server
             async with grpc.aio.insecure_channel(server.address) as ch:
-                player = SeatPlayer(pb_grpc.CroupierStub(ch), table_id, seat, tokens[seat],
-                                    "random", mine.version, asyncio.Event())
+                context = SeatContext(table_id, seat, "dou_dizhu", "random", 3)
+                player = SeatPlayer(pb_grpc.CroupierStub(ch), context, tokens[seat],
+                                    LevelBot.for_seat(context), mine.version, asyncio.Event())
                 sending = asyncio.create_task(player._submit(mine.legal_moves[0], mine.version))
                 await asyncio.sleep(1.0)  # a few attempts find nobody listening
                 assert not sending.done()

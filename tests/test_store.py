@@ -19,6 +19,7 @@ import pytest
 import redis
 
 from service.store import (
+    FALLBACKS,
     Event,
     EventKind,
     Seat,
@@ -30,6 +31,8 @@ from service.store import (
     TableMissing,
     TableRecord,
     VersionConflict,
+    event_flags,
+    flags_fields,
     open_store,
 )
 from service.store_memory import MemoryStore
@@ -148,6 +151,37 @@ def test_create_get_round_trip(make_store: Callable[[], Store]) -> None:
         await store.close()
 
     run(go())
+
+
+def test_fallbacks_and_match_budgets_round_trip(make_store: Callable[[], Store]) -> None:
+    """A move's fallback rides in the event flags' upper bits and a seat's budget in its JSON:
+    both come back from every backend, beside the older flags, unchanged."""
+    async def go() -> None:
+        store = make_store()
+        await _seed(store)
+        spent = (Seat(occupied=True, name="ann", is_bot=True, budget_used=1.25),)
+        moves = [event("t1", 2 + i, fallback=reason, auto=i % 2 == 1, seats=spent)
+                 for i, reason in enumerate(FALLBACKS)]
+        moves.append(event("t1", 6, deal_over=True))
+        new = record("t1", version=6, status=Status.PLAYING, seats=spent)
+        await store.commit(new, moves, 1)
+        assert await store.get("t1") == new
+        back = await store.events_after("t1", 1)
+        assert back == moves
+        assert [e.fallback for e in back] == [*FALLBACKS, ""]
+        assert back[0].seats[0].budget_used == 1.25
+        await store.close()
+
+    run(go())
+
+
+def test_old_event_flags_and_seats_read_back_unchanged() -> None:
+    for flags in range(8):  # what tables written before fallbacks existed hold
+        fields = flags_fields(flags)
+        assert fields["fallback"] == ""
+        assert event_flags(event("t", 2, **fields)) == flags
+    assert Seat.from_json({"kind": "bot", "bot_level": "hard"}).budget_used == 0.0
+    assert "budget_used" not in Seat().to_json()
 
 
 def test_create_twice_is_refused(make_store: Callable[[], Store]) -> None:

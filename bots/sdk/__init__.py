@@ -1,0 +1,115 @@
+"""The bot SDK: write a `Bot`, and `run` plays it on a Croupier server as an entrant.
+
+    from bots import sdk
+
+    class First(sdk.Bot):
+        blocking = False  # trivial: no thread needed
+        def choose(self, view, legal_moves, time_left):
+            return legal_moves[0]
+
+    sdk.run(First, server="127.0.0.1:50051", entrant="first", key="...")
+
+The runner finds the tables with a free seat reserved for the entrant, claims them with seat
+tokens of its own (which never reach the bot), follows each seat's stream (resuming after a
+server restart), asks the bot when the seat is to act and submits its answer. A bad answer is
+replaced by the bot's `default_move` (a random legal move) with the reason recorded by the
+server: `crashed` (choose raised), `garbage` (not a string), `illegal` (not a move the
+server takes), `late` (no answer by the deadline minus a margin). SIGINT/SIGTERM stop `run`
+gracefully: the decision in hand is finished, the seats of unfinished tables are given back.
+
+`croupier bots` is this same runner with the built-in levels as bots (bots.worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from bots.sdk.bot import Bot, SeatContext
+from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN, Fallback
+from bots.sdk.net import DEFAULT_SERVER
+from bots.sdk.runner import DEFAULT_POLL, LEVEL_NAMES, BotSource, Runner, RunnerSettings
+
+__all__ = [
+    "CRASHED",
+    "DEFAULT_SERVER",
+    "GARBAGE",
+    "ILLEGAL",
+    "LATE",
+    "LEVEL_NAMES",
+    "Bot",
+    "BotSource",
+    "Fallback",
+    "RunnerSettings",
+    "SeatContext",
+    "run",
+    "serve",
+]
+
+
+async def serve(
+    bot: BotSource,
+    server: str = DEFAULT_SERVER,
+    entrant: str = "",
+    key: str = "",
+    *,
+    tls_ca: str = "",
+    tls_cert: str = "",
+    tls_key: str = "",
+    name: str = "",
+    poll: float = DEFAULT_POLL,
+    max_seats: int = 64,
+    threads: int = 1,
+    margin: float = MARGIN,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Plays `bot` until `stop` is set (None: until SIGINT/SIGTERM, or cancelled), then gives
+    the unfinished seats back. `bot`: a Bot (shared by every seat), a Bot class (one instance
+    per seat) or a function of the SeatContext making the seat's Bot. `entrant`: the outside
+    entrant to play as (a built-in level's name: that level's seats). `threads`: blocking
+    decisions at once. Bad settings raise ValueError before any call."""
+    settings = RunnerSettings(
+        server=server, entrant=entrant, key=key, tls_ca=tls_ca, tls_cert=tls_cert,
+        tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
+        margin=margin,
+    )
+    problem = settings.check()
+    if problem:
+        raise ValueError(problem)
+    await Runner(bot, settings).run(stop=stop, signals=stop is None)
+
+
+def run(
+    bot: BotSource,
+    server: str = DEFAULT_SERVER,
+    entrant: str = "",
+    key: str = "",
+    *,
+    tls_ca: str = "",
+    tls_cert: str = "",
+    tls_key: str = "",
+    name: str = "",
+    poll: float = DEFAULT_POLL,
+    max_seats: int = 64,
+    threads: int = 1,
+    margin: float = MARGIN,
+    log_level: str = "",
+) -> int:
+    """`serve` as a program: sets up logging (JSON lines, or readable on a terminal), blocks
+    until SIGINT/SIGTERM, and answers an exit code (0 after a clean stop, 2 for bad settings)."""
+    from bots import logging as bot_logging
+
+    bot_logging.configure(log_level or None)
+    settings = RunnerSettings(
+        server=server, entrant=entrant, key=key, tls_ca=tls_ca, tls_cert=tls_cert,
+        tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
+        margin=margin,
+    )
+    problem = settings.check()
+    if problem:
+        print(f"bot: {problem}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(Runner(bot, settings).run())
+    except KeyboardInterrupt:  # before the loop's handlers were in place
+        return 0
