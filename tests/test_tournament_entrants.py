@@ -330,3 +330,12 @@ def test_levels_only_have_no_caveat() -> None:
     assert {r["entrant"]: (r["tables"], r["mean_think_seconds"])
             for r in rep["entrant_stats"]} == {"hard": (0, None), "easy": (0, None)}
     assert "| hard | level | 0 | 0 | 0 | 0 | 0 | n/a |" in md
+
+
+def test_replays_leave_the_tables_own_options_out() -> None:
+    """A timed tournament's records hold turn_seconds and match_seconds, which the server
+    never gives the engine: `croupier replay` must not either."""
+    from bots import records
+    from service.tables import TABLE_OPTIONS
+
+    assert set(TABLE_OPTIONS) <= records.TABLE_OPTIONS
