@@ -48,11 +48,17 @@ def load(path: Path) -> pb.GameRecord:
         raise ReplayError(f"{path} is not a game record: {e}") from None
 
 
+# Options of the table rather than the game (the server's TABLE_OPTIONS; bots/ cannot import
+# service/): the server never gives them to the engine, so neither does a replay.
+TABLE_OPTIONS = frozenset({"private", "turn_seconds", "match_seconds", "ladder"})
+
+
 def _options(record: pb.GameRecord) -> dict:
     # Struct numbers are doubles: give integral ones back their integer type
     return {
         k: int(v) if isinstance(v, float) and v.is_integer() else v
         for k, v in json_format.MessageToDict(record.options).items()
+        if k not in TABLE_OPTIONS
     }
 
 

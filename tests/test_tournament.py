@@ -274,7 +274,7 @@ def test_shards_merge_into_one_report(stack: Server, tmp_path: Path) -> None:
 
 def test_bad_input_is_refused_with_a_message(stack: Server, tmp_path: Path) -> None:
     cases = [
-        (["--entrants", "random,grandmaster"], "unknown level"),
+        (["--entrants", "random,Grand Master"], "bad entrant name"),
         (["--entrants", "random"], "at least two"),
         (["--option", "deals=0"], "refused"),
         (["--shard", "2/2"], "shard"),

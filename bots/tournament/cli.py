@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,8 @@ from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.progress import progress_bar
 from bots.tournament import report
+from bots.tournament.entrants import outside
+from bots.tournament.entrants import parse as parse_entrants
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
 from bots.tournament.schedule import parse_shard, plan
@@ -29,20 +32,29 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="croupier tournament",
-        description="Bot levels against each other through a Croupier server, in duplicate "
+        description="Bots against each other through a Croupier server, in duplicate "
         "format: every deal is played with every seating of the entrants on the same cards. "
-        "Bot workers (`croupier bots`) must be running against the same server. Results are "
-        "stored as they arrive: run the same command again to resume.",
+        "Built-in levels are played by bot workers (`croupier bots`), outside entrants by "
+        "their own programs (bot SDK, `croupier bot-bridge`): both must be running against "
+        "the same server. Results are stored as they arrive: run the same command again to "
+        "resume.",
     )
     p.add_argument("game", help="engine name, e.g. dou_dizhu")
     p.add_argument("--entrants", required=True,
-                   help=f"comma-separated bot levels ({', '.join(LEVELS)})")
+                   help=f"comma-separated entrants: bot levels ({', '.join(LEVELS)}) and "
+                   "outside entrants (ext:NAME, or any other name)")
     p.add_argument("--deals", type=int, required=True, help="distinct deals")
     p.add_argument("--server", default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
                    help="server address (env CROUPIER_SERVER; default %(default)s)")
     p.add_argument("--players", type=int, default=0, help="default: the game's minimum")
     p.add_argument("--option", action="append", type=option_argument, default=[], metavar="NAME=VALUE",
                    help="a table option (repeatable; JSON values)")
+    p.add_argument("--move-seconds", type=float, default=0.0, metavar="S",
+                   help="time control: a seat that has not moved S seconds after the table's "
+                   "last event is played for by the server (table option turn_seconds)")
+    p.add_argument("--match-seconds", type=float, default=0.0, metavar="B",
+                   help="with --move-seconds: a per-seat bank of B seconds for the whole match, "
+                   "drawn on by moves slower than S (table option match_seconds)")
     p.add_argument("--seed", default="croupier", help="seed of the deals (default %(default)s)")
     p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
     p.add_argument("--shard", default="0/1", metavar="I/N",
@@ -58,12 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     game = get_game(args.game)
-    entrants = [e.strip() for e in args.entrants.split(",") if e.strip()]
-    if len(set(entrants)) != len(entrants) or len(entrants) < 2:
-        raise ValueError("--entrants needs at least two different levels")
-    unknown = [e for e in entrants if e not in LEVELS]
-    if unknown:
-        raise ValueError(f"unknown level(s) {', '.join(unknown)}; levels: {', '.join(LEVELS)}")
+    entrants = parse_entrants(args.entrants)
     players = args.players or game.info.min_players
     if not game.info.min_players <= players <= game.info.max_players:
         raise ValueError(f"{args.game} is played by {game.info.min_players} to "
@@ -75,11 +82,30 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
                          "--option deck is not allowed")
     if args.deals < 1:
         raise ValueError("--deals must be at least 1")
+    move, match = _time_control(args)
     problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
     if problem:
         raise ValueError(problem)
     return {"game": args.game, "entrants": entrants, "players": players,
-            "options": dict(args.option), "deals": args.deals, "seed": args.seed}
+            "options": dict(args.option), "deals": args.deals, "seed": args.seed,
+            "move_seconds": move, "match_seconds": match}
+
+
+def _time_control(args: argparse.Namespace) -> tuple[float, float]:
+    move, match = args.move_seconds, args.match_seconds
+    for flag, value in (("--move-seconds", move), ("--match-seconds", match)):
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{flag} must be a positive number of seconds, not {value:g}")
+    if args.match_seconds and not args.move_seconds:
+        raise ValueError("--match-seconds needs --move-seconds (the budget is drawn on by "
+                         "moves slower than it)")
+    given = dict(args.option)
+    for flag, value, option in (("--move-seconds", move, "turn_seconds"),
+                                ("--match-seconds", match, "match_seconds")):
+        if value and option in given:
+            raise ValueError(f"{flag} sets the table option {option}: give one of "
+                             f"{flag} and --option {option}")
+    return move, match
 
 
 def _result_name(shard: tuple[int, int]) -> str:
@@ -97,6 +123,11 @@ async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultF
     records_dir = args.out / "records"
     records_dir.mkdir(exist_ok=True)
     console = Console(stderr=True)
+    others = outside(meta["entrants"])
+    if others and matches:
+        console.print(f"outside entrants {', '.join(others)}: their programs must be running "
+                      "(bot SDK or `croupier bot-bridge --entrant NAME`); their tables wait "
+                      "for them", highlight=False)
     finished_now = 0
     moves = 0
     with progress_bar("tables", console, disable=args.no_progress) as bar:

@@ -1,8 +1,10 @@
 """Plays a tournament's matches through the service, as any client would.
 
-For each match: CreateTable with every seat reserved for a bot of the entrant's level, then
-StreamTable (as a spectator) until the END event, whose view carries the result; then the
-table's record from ExportRecord. Running bot workers (`croupier bots`) do the playing. Up to
+For each match: CreateTable with every seat reserved for its entrant (a built-in level's bot,
+or an outside entrant's program), then StreamTable (as a spectator) until the END event, whose
+view carries the result; then the table's record from ExportRecord, whose moves give each
+seat's statistics. Running bot workers (`croupier bots`) and the outside entrants' programs
+do the playing. Up to
 `parallel` tables are in flight at once; each result is written to the result file the moment
 it arrives.
 """
@@ -23,6 +25,8 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from google.protobuf import json_format, struct_pb2
 
 from bots import records
+from bots.tournament import stats
+from bots.tournament.entrants import seat_entrant, seat_spec
 from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match, deal_options
 from engines.contract import public_options
@@ -70,17 +74,18 @@ class Runner:
         m = self.meta
         request = pb.CreateTableRequest(
             game=m["game"], players=m["players"],
-            seats=[pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=level) for level in match.seating],
+            seats=[seat_spec(name) for name in match.seating],
         )
+        options = {**m["options"], **time_options(m)}
         request.options.update(
-            deal_options(m["game"], m["players"], m["options"], m["seed"], match.deal)
+            deal_options(m["game"], m["players"], options, m["seed"], match.deal)
         )
         return request
 
     async def _adopt(self, match: Match) -> str:
         """A table this match created before a kill cut off storing its id: found among the
         server's newest tables (2,000 at most) by its options (the digest of the deal's deck, which tables
-        show in its place) and its seats' levels. '' when none is found (then the match is
+        show in its place) and its seats' entrants. '' when none is found (then the match is
         played on a new table)."""
         request = self._request(match)
         shown = struct_pb2.Struct()
@@ -99,7 +104,7 @@ class Runner:
                     if (
                         table.table_id not in known
                         and table.options == shown
-                        and [s.bot_level for s in table.seats] == list(match.seating)
+                        and [seat_entrant(s) for s in table.seats] == list(match.seating)
                     ):
                         self.results.started(match, table.table_id)
                         return table.table_id
@@ -171,9 +176,9 @@ class Runner:
         record = await _retrying(
             lambda: self.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=30)
         )
-        name = f"deal-{match.deal:05d}-{'-'.join(match.seating)}.json"
-        records.save(record, self.records_dir / name)
-        self.results.finished(match, table_id, result.totals, result.winners, time.time())
+        records.save(record, self.records_dir / record_name(match))
+        self.results.finished(match, table_id, result.totals, result.winners, time.time(),
+                              stats.of_record(record))
         self.on_done(match)
 
     async def run(self, matches: list[Match]) -> None:
@@ -196,6 +201,23 @@ class Runner:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def time_options(meta: dict[str, Any]) -> dict[str, Any]:
+    """The table options of the tournament's time control (--move-seconds, --match-seconds)."""
+    out: dict[str, Any] = {}
+    if meta.get("move_seconds"):
+        out["turn_seconds"] = meta["move_seconds"]
+    if meta.get("match_seconds"):
+        out["match_seconds"] = meta["match_seconds"]
+    return out
+
+
+def record_name(match: Match) -> str:
+    """deal-DDDDD-<entrants by seat>.json. Names hold no ':' or '/' (the name rule) but may
+    hold '-': then '+' separates the seats, or two seatings could share a file name."""
+    sep = "+" if any("-" in name for name in match.seating) else "-"
+    return f"deal-{match.deal:05d}-{sep.join(match.seating)}.json"
 
 
 def deals_left(matches: list[Match]) -> Counter[int]:

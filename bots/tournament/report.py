@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bots.tournament import ratings
+from bots.tournament import ratings, stats
+from bots.tournament.entrants import is_outside, outside
 from bots.tournament.results import Outcome
 
 
@@ -24,7 +25,39 @@ def build(meta: dict[str, Any], outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "entrants_summary": ratings.per_entrant(outcomes, players),
         "ratings": ratings.fit(outcomes, entrants),
         "pairwise": ratings.pairwise(outcomes, entrants),
+        "move_seconds": meta.get("move_seconds", 0),
+        "match_seconds": meta.get("match_seconds", 0),
+        "entrant_stats": entrant_stats(outcomes, entrants),
+        "outside_entrants": outside(entrants),
+        "caveat": caveat(entrants),
     }
+
+
+def entrant_stats(outcomes: Sequence[Outcome], entrants: list[str]) -> list[dict[str, Any]]:
+    """How each entrant played, in --entrants order: summed over the tables whose results
+    carry statistics (`tables`; results of older versions do not)."""
+    summed = stats.per_entrant((o.seating, o.stats) for o in outcomes)
+    rows = []
+    for name in entrants:
+        tables, c = summed.get(name, (0, stats.SeatStats()))
+        rows.append({
+            "entrant": name, "kind": "outside" if is_outside(name) else "level",
+            "tables": tables, "decisions": c.decisions, "timeouts": c.timeouts,
+            "illegal": c.illegal, "crashes": c.crashes,
+            "mean_think_seconds": c.mean_think,
+        })
+    return rows
+
+
+def caveat(entrants: list[str]) -> str:
+    """The duplicate format's assumption that outside programs may break ('' when none play)."""
+    others = outside(entrants)
+    if not others:
+        return ""
+    return (f"Outside entrants ({', '.join(others)}) are programs of their own: they could "
+            "carry memory between the seatings of one deal (every seating gets the same cards), "
+            "which the duplicate format assumes they do not. Built-in levels keep nothing "
+            "between tables.")
 
 
 def _complete_deals(outcomes: Sequence[Outcome], entrants: list[str], players: int) -> int:
@@ -43,7 +76,8 @@ def markdown(rep: dict[str, Any]) -> str:
         "",
         f"{rep['deals_complete']} of {rep['deals_planned']} deals complete, {rep['tables']} "
         f"tables ({rep['players']} players, every deal played with every seating on the same "
-        f"cards); options {json.dumps(rep['options'])}; seed {rep['seed']!r}.",
+        f"cards); options {json.dumps(rep['options'])}; seed {rep['seed']!r}; "
+        f"{_time_text(rep)}.",
         "",
         "| entrant | rating (Elo scale) | 95% CI | mean points per deal | 95% CI | win rate "
         "| 95% CI | seat-deals |",
@@ -68,7 +102,28 @@ def markdown(rep: dict[str, Any]) -> str:
         ci_text = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci[0] is not None else "n/a"
         lines.append(f"| {p['a']} | {p['b']} | {p['deals']} | {p['mean_diff']:+.3f} | "
                      f"{ci_text} | {p['p_value']:.4f} | {'yes' if p['significant'] else 'no'} |")
+    lines += ["", "How each entrant played (from the tables' records):", "",
+              "| entrant | kind | tables | decisions | timeouts | illegal answers | crashes "
+              "| mean think time (s) |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rep.get("entrant_stats", []):
+        think = "n/a" if r["mean_think_seconds"] is None else f"{r['mean_think_seconds']:.3f}"
+        lines.append(f"| {r['entrant']} | {r['kind']} | {r['tables']} | {r['decisions']} | "
+                     f"{r['timeouts']} | {r['illegal']} | {r['crashes']} | {think} |")
+    lines += ["", "Timeouts: moves the server's timer played, and late answers replaced by "
+              "the client. Illegal answers: not a legal move, or not a move at all. Crashes: "
+              "the bot raised or its program died. Each was answered with a default move."]
+    if rep.get("caveat"):
+        lines += ["", f"**Caveat:** {rep['caveat']}"]
     return "\n".join(lines) + "\n"
+
+
+def _time_text(rep: dict[str, Any]) -> str:
+    move, match = rep.get("move_seconds", 0), rep.get("match_seconds", 0)
+    if not move:
+        return "no time control"
+    text = f"{move:g} s per move"
+    return text + (f" plus a {match:g} s bank per seat for the match" if match else "")
 
 
 def _interval(ci: list[float | None]) -> str:
@@ -103,14 +158,19 @@ def write(rep: dict[str, Any], out: Path) -> list[Path]:
     paths = [out / "report.md", out / "report.csv", out / "report.json", out / "ratings.png"]
     paths[0].write_text(markdown(rep))
     by_rating = {r["entrant"]: r for r in rep["ratings"]}
+    by_stats = {r["entrant"]: r for r in rep["entrant_stats"]}
+    counts = ["kind", "tables", "decisions", "timeouts", "illegal", "crashes",
+              "mean_think_seconds"]
     with paths[1].open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["entrant", "rating", "rating_lo", "rating_hi", "seat_deals", "mean_points",
-                    "points_lo", "points_hi", "win_rate", "win_lo", "win_hi"])
+                    "points_lo", "points_hi", "win_rate", "win_lo", "win_hi", *counts])
         for s in rep["entrants_summary"]:
             r = by_rating.get(s["bot"], {"rating": "", "rating_ci95": ["", ""]})
+            c = by_stats.get(s["bot"], {})
             w.writerow([s["bot"], r["rating"], *r["rating_ci95"], s["seat_deals"],
-                        s["mean_points"], *s["points_ci95"], s["win_rate"], *s["win_ci95"]])
+                        s["mean_points"], *s["points_ci95"], s["win_rate"], *s["win_ci95"],
+                        *(("" if c.get(k) is None else c[k]) for k in counts)])
     paths[2].write_text(json.dumps(rep, indent=1))
     chart(rep, paths[3])
     return paths
