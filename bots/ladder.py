@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import secrets
 import signal
 import sys
@@ -31,6 +30,8 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
 from bots.arena import seatings
 from bots.channel import add_tls_flags, check_tls_files, open_channel
+from bots.tournament import entrants
+from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
 from bots.tournament.play import Runner, TournamentError
 from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match
@@ -39,7 +40,7 @@ from engines.registry import get_game
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 STATE_FILE = "ladder.json"
-NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+NAME = entrants.NAME  # ladder names and seeds follow the entrant-name rule
 # what the state file holds besides the matches: a folder serves one ladder, game and seed
 SETTINGS = ("game", "ladder", "players", "seed")
 RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
@@ -52,16 +53,11 @@ class LadderError(Exception):
 
 
 def parse_entrants(text: str) -> list[str]:
-    """'hard,ext:alice,bob' -> ['hard', 'alice', 'bob'] (ext: marks an outside entrant; a
-    plain name that is no level is one too)."""
-    names = [e.strip().removeprefix("ext:") for e in text.split(",") if e.strip()]
-    bad = [n for n in names if not NAME.fullmatch(n)]
-    if bad:
-        raise LadderError(f"entrant names are 1 to 40 of a-z, 0-9, '_', '.', '-', starting with "
-                          f"a letter or digit, not {bad[0]!r}")
-    if len(set(names)) != len(names) or len(names) < 2:
-        raise LadderError("--entrants needs at least two different entrants")
-    return names
+    """'hard,ext:alice,bob' -> ['hard', 'alice', 'bob'], as tournaments read them."""
+    try:
+        return entrants.parse(text)
+    except ValueError as e:
+        raise LadderError(str(e)) from None
 
 
 def draw(entrants: Sequence[str], players: int, played: dict[str, int],
@@ -265,8 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=0, help="default: the game's minimum")
     p.add_argument("--option", action="append", type=option_argument, default=[],
                    metavar="NAME=VALUE", help="a table option (repeatable; JSON values)")
-    p.add_argument("--move-seconds", type=float, default=0.0,
-                   help="seconds per decision (table option turn_seconds; 0: no timer)")
+    p.add_argument("--move-seconds", type=float, default=None,
+                   help="seconds per decision (table option turn_seconds; 0: no timer; "
+                   f"default: none, or {OUTSIDE_MOVE_SECONDS:g} with outside entrants)")
     p.add_argument("--match-seconds", type=float, default=0.0,
                    help="a seat's time bank for the match beyond --move-seconds "
                    "(table option match_seconds)")
@@ -303,13 +300,14 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], dict
     for name in ("deck", "ladder", "turn_seconds", "match_seconds"):
         if name in options:
             raise LadderError(f"--option {name} is not allowed: the ladder sets it")
-    if args.move_seconds < 0 or args.match_seconds < 0:
+    move = move_seconds(args.move_seconds, entrants, False)
+    if move < 0 or args.match_seconds < 0:
         raise LadderError("--move-seconds and --match-seconds may not be negative")
-    if args.match_seconds and not args.move_seconds:
+    if args.match_seconds and not move:
         raise LadderError("--match-seconds needs --move-seconds")
     options["ladder"] = args.ladder
-    if args.move_seconds:
-        options["turn_seconds"] = args.move_seconds
+    if move:
+        options["turn_seconds"] = move
     if args.match_seconds:
         options["match_seconds"] = args.match_seconds
     problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)

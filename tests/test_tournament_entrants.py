@@ -102,7 +102,14 @@ def test_time_control_flags_go_to_the_settings() -> None:
     meta = _settings("--move-seconds", "2", "--match-seconds", "20")
     assert meta["entrants"] == ["hard", "alice", "bob"]
     assert (meta["move_seconds"], meta["match_seconds"]) == (2, 20)
+    # outside entrants: a turn timer unless told otherwise, so a dead program never stalls
     meta = _settings()
+    assert (meta["move_seconds"], meta["match_seconds"]) == (cli.OUTSIDE_MOVE_SECONDS, 0)
+    meta = _settings("--move-seconds", "0")
+    assert (meta["move_seconds"], meta["match_seconds"]) == (0, 0)
+    meta = _settings("--option", "turn_seconds=5")
+    assert meta["move_seconds"] == 0 and meta["options"]["turn_seconds"] == 5
+    meta = _settings(entrants_text="hard,random")
     assert (meta["move_seconds"], meta["match_seconds"]) == (0, 0)
 
 
@@ -110,7 +117,7 @@ def test_time_control_flags_go_to_the_settings() -> None:
     (["--move-seconds", "-1"], "--move-seconds must be a positive number"),
     (["--move-seconds", "nan"], "--move-seconds must be a positive number"),
     (["--move-seconds", "2", "--match-seconds", "-3"], "--match-seconds must be a positive"),
-    (["--match-seconds", "10"], "--match-seconds needs --move-seconds"),
+    (["--move-seconds", "0", "--match-seconds", "10"], "--match-seconds needs --move-seconds"),
     (["--move-seconds", "2", "--option", "turn_seconds=5"], "give one of --move-seconds"),
     (["--move-seconds", "2", "--match-seconds", "9", "--option", "match_seconds=5"],
      "give one of --match-seconds"),

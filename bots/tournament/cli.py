@@ -18,7 +18,7 @@ from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.progress import progress_bar
 from bots.tournament import report
-from bots.tournament.entrants import outside
+from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds, outside
 from bots.tournament.entrants import parse as parse_entrants
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
@@ -49,9 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=0, help="default: the game's minimum")
     p.add_argument("--option", action="append", type=option_argument, default=[], metavar="NAME=VALUE",
                    help="a table option (repeatable; JSON values)")
-    p.add_argument("--move-seconds", type=float, default=0.0, metavar="S",
+    p.add_argument("--move-seconds", type=float, default=None, metavar="S",
                    help="time control: a seat that has not moved S seconds after the table's "
-                   "last event is played for by the server (table option turn_seconds)")
+                   "last event is played for by the server (table option turn_seconds; "
+                   f"default: none, or {OUTSIDE_MOVE_SECONDS:g} with outside entrants, so "
+                   "that a program that died never stalls the tournament; 0: none)")
     p.add_argument("--match-seconds", type=float, default=0.0, metavar="B",
                    help="with --move-seconds: a per-seat bank of B seconds for the whole match, "
                    "drawn on by moves slower than S (table option match_seconds)")
@@ -82,7 +84,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
                          "--option deck is not allowed")
     if args.deals < 1:
         raise ValueError("--deals must be at least 1")
-    move, match = _time_control(args)
+    move, match = _time_control(args, entrants)
     problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
     if problem:
         raise ValueError(problem)
@@ -91,16 +93,17 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
             "move_seconds": move, "match_seconds": match}
 
 
-def _time_control(args: argparse.Namespace) -> tuple[float, float]:
-    move, match = args.move_seconds, args.match_seconds
+def _time_control(args: argparse.Namespace, entrants: list[str]) -> tuple[float, float]:
+    move = move_seconds(args.move_seconds, entrants, "turn_seconds" in dict(args.option))
+    match = args.match_seconds
     for flag, value in (("--move-seconds", move), ("--match-seconds", match)):
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"{flag} must be a positive number of seconds, not {value:g}")
-    if args.match_seconds and not args.move_seconds:
+    if match and not move:
         raise ValueError("--match-seconds needs --move-seconds (the budget is drawn on by "
                          "moves slower than it)")
     given = dict(args.option)
-    for flag, value, option in (("--move-seconds", move, "turn_seconds"),
+    for flag, value, option in (("--move-seconds", args.move_seconds, "turn_seconds"),
                                 ("--match-seconds", match, "match_seconds")):
         if value and option in given:
             raise ValueError(f"{flag} sets the table option {option}: give one of "

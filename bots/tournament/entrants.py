@@ -18,6 +18,10 @@ from bots.levels import LEVELS
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")  # the server's rule for entrant names
 PREFIX = "ext:"
+# the turn timer of tournaments and ladders with outside entrants unless one is given: a
+# program that died holds its seats, and only a timer then finishes its tables (the built-in
+# workers give their seats back, or are replaced)
+OUTSIDE_MOVE_SECONDS = 30.0
 
 
 def parse_one(text: str) -> str:
@@ -54,6 +58,14 @@ def is_outside(name: str) -> bool:
 
 def outside(names: list[str]) -> list[str]:
     return [n for n in names if is_outside(n)]
+
+
+def move_seconds(given: float | None, names: list[str], timer_option: bool) -> float:
+    """The seconds per decision: as given; else OUTSIDE_MOVE_SECONDS when outside entrants
+    play and no `turn_seconds` table option is set; else 0 (no timer)."""
+    if given is not None:
+        return given
+    return OUTSIDE_MOVE_SECONDS if outside(names) and not timer_option else 0.0
 
 
 def seat_spec(name: str) -> pb.SeatSpec:
