@@ -77,6 +77,9 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const [busy, setBusy] = useState(false);
   const [overOpen, setOverOpen] = useState(true);
   const [lastEventAt, setLastEventAt] = useState(Date.now());
+  // the server's time of that event: our own seat's deadline is counted from it, so a
+  // browser clock that is off changes nothing
+  const [lastEventTime, setLastEventTime] = useState(0);
   const shown = useRef(-1n);
   const mineRef = useRef(mine);
   mineRef.current = mine;
@@ -122,6 +125,7 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
             if (event.view) past.current.push(event.view);
             setLog((l) => [...l, logLine(event, game)]);
             setLastEventAt(Date.now());
+            setLastEventTime(event.time);
             show(event.view);
             if (event.dealOver && event.view && liveFrom !== undefined && event.version > liveFrom && !event.view.result?.finished) {
               const g = game?.unwrap(event.view.view);
@@ -261,9 +265,14 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const waited = v.onTurn.length ? v.onTurn : v.toAct;
   const finished = !!v.result?.finished;
   const turnSeconds = Number((table.options as Record<string, unknown> | undefined)?.turn_seconds ?? 0);
-  const timer = (s: number): Timer | undefined =>
-    turnSeconds > 0 && isLive && !finished && waited.includes(s)
-      ? { seconds: turnSeconds, left: Math.max(0, turnSeconds - (Date.now() - lastEventAt) / 1000) } : undefined;
+  const timer = (s: number): Timer | undefined => {
+    if (!(turnSeconds > 0 && isLive && !finished && waited.includes(s))) return undefined;
+    const passed = (Date.now() - lastEventAt) / 1000;
+    // our seat: the server's deadline, which counts what is left of a match budget too
+    const allowed = s === seat && v.deadline > 0 && lastEventTime > 0 ? v.deadline - lastEventTime : turnSeconds;
+    const seconds = Math.max(allowed, 0.001);
+    return { seconds, left: Math.min(seconds, Math.max(0, seconds - passed)) };
+  };
   const sizes = game && g !== undefined ? game.handSizes(g) : [];
   // the server deals when the last seat is taken: before that the view is empty, not a deal
   const abandoned = table.status === TableStatus.ABANDONED;
