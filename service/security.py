@@ -129,8 +129,8 @@ class ApiKeys:
                 Code.UNAUTHENTICATED,
                 f"{what} needs an API key: send '{API_KEY_HEADER}: <key>' metadata",
             )
-        raise TableError(Code.PERMISSION_DENIED, f"this API key may not {what[0].lower()}"
-                         f"{what[1:]} (it lacks the '{role}' role)")
+        raise TableError(Code.PERMISSION_DENIED, f"{what} needs an API key with the '{role}' "
+                         "role; this one lacks it")
 
 
 def _entrant_role(role: str) -> bool:
