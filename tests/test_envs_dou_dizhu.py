@@ -47,9 +47,37 @@ def check_observation(state: Any, seat: int | None, rng: random.Random, opts: di
     obs = CODEC.observe(view, 3, opts)
     assert obs.dtype == np.float32 and obs.shape == CODEC.observation_shape(3, opts)
     assert np.isfinite(obs).all()
+    check_play_features(view, obs)
     other = GAME.sample(view, rng)
     other_view = GAME.view(other, seat)
     np.testing.assert_array_equal(CODEC.observe(other_view, 3, opts), obs)
+
+
+def check_play_features(view: Any, obs: np.ndarray) -> None:
+    """The blocks the codec reads from a few entries of the play list, against a full count."""
+    me = max(view.seat, 0)
+    made = [0, 0, 0]
+    last: dict[int, str] = {}
+    for p in view.plays:
+        last[p.seat] = p.move
+        made[p.seat] += p.move != "pass"
+    at, _ = OFFSETS["plays_made"]
+    expected = [0.0] * 4
+    for s in range(3):
+        expected[(s - me) % 3] = float(made[s] > 0)
+    if view.landlord >= 0:
+        expected[3] = float(made[view.landlord] > 1)
+    assert list(obs[at:at + 4]) == expected
+    at, _ = OFFSETS["last_moves"]
+    for s in range(3):
+        block = obs[at + 55 * ((s - me) % 3):at + 55 * ((s - me) % 3 + 1)]
+        if s not in last:
+            assert not block.any()
+        elif last[s] == "pass":
+            assert block[54] == 1 and not block[:54].any()
+        else:
+            np.testing.assert_array_equal(block[:54], cards_vector(last[s]))
+            assert block[54] == 0
 
 
 def random_play(seed: str, rng: random.Random, opts: dict, observe: bool = True) -> int:
@@ -228,6 +256,8 @@ def test_a_deal_with_a_bid_a_plane_a_rocket_a_four_with_two_and_passes() -> None
     assert obs[at] == pytest.approx(1 / 14)  # the rocket; a four with two is no bomb
     at, _ = OFFSETS["hand_sizes"]
     assert obs[at + 2] == pytest.approx(2 / 20)
+    at, _ = OFFSETS["plays_made"]
+    assert list(obs[at:at + 4]) == [0, 0, 1, 1]  # the farmers have played nothing yet
     at, _ = OFFSETS["last_moves"]
     # seat 1 (r=0) and seat 2 (r=1) last passed; seat 0 (r=2) played the airplane
     assert obs[at:at + 54].sum() == 0 and obs[at + 54] == 1
@@ -270,3 +300,18 @@ def test_the_observation_holds_the_hand_and_the_bidding() -> None:
     assert obs[at] == 1  # the face-up card is seat 0's first card, a 3
     at, _ = OFFSETS["kitty_shown"]
     assert obs[at] == 0
+
+
+def test_a_hand_made_view_is_counted_whatever_its_order() -> None:
+    """A view whose play does not open with the landlord (not the engine's) is still read."""
+    s = GAME.new_game(3, OPTS, seed="scenario")
+    s, _ = _do(s, "bid 3")
+    view = GAME.view(s, 1)
+    del view.plays[:]
+    for seat, move in ((1, "5"), (2, "pass"), (0, "7"), (1, "pass"), (2, "pass"), (0, "8")):
+        view.plays.add(seat=seat, move=move)
+    view.played[0], view.played[1] = "78", "5"
+    obs = CODEC.observe(view, 3, OPTS)
+    check_play_features(view, obs)
+    at, _ = OFFSETS["plays_made"]
+    assert list(obs[at:at + 4]) == [1, 0, 1, 1]

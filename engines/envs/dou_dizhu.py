@@ -36,7 +36,7 @@ Worked example: `888+3` is action 45 + 5*14 + 0 = 115 (trio of 8, rank 5, first 
 
 Observation
 -----------
-float32, shape (OBS_SIZE,) = (659,), built from the seat's view message only. Seats are
+float32, shape (OBS_SIZE,) = (660,), built from the seat's view message only. Seats are
 relative to the viewer: r = (seat - viewer) mod 3, so r=0 is oneself, r=1 the next seat (who
 plays after), r=2 the one before. A spectator (seat -1) sees as seat 0 with an empty hand.
 A "cards" block is 54 floats: for each rank 3..2 (13 ranks) four thermometer bits (at least
@@ -60,22 +60,23 @@ offset  length  meaning
 397     165     last move of this deal's play by r = 0, 1, 2: 55 each, cards then 1 if it
                 was a pass (all zeros if the seat has not moved in play yet)
 562     3       cards in hand of r = 0, 1, 2, / 20
-565     3       combinations played this deal by r = 0, 1, 2, / 20 (the spring rule)
-568     15      the face-up card's rank, one-hot 3 .. R
-583     3       its holder, r one-hot
-586     3       the landlord, r one-hot (zeros while bidding)
-589     4       current bid, one-hot 0 (none), 1, 2, 3
-593     49      the bidding, 7 slots in order (the longest bidding has 7 calls): each r
+565     4       1 for each r = 0, 1, 2 that has played a combination this deal, then 1 if
+                the landlord has played more than one (the spring rule)
+569     15      the face-up card's rank, one-hot 3 .. R
+584     3       its holder, r one-hot
+587     3       the landlord, r one-hot (zeros while bidding)
+590     4       current bid, one-hot 0 (none), 1, 2, 3
+594     49      the bidding, 7 slots in order (the longest bidding has 7 calls): each r
                 one-hot (3) then the call one-hot pass, 1, 2, 3 (4); unused slots zero
-642     3       phase one-hot: bidding, playing, over
-645     3       to act, r one-hot (zeros when over)
-648     3       the dealer, r one-hot
-651     1       bombs and rockets played this deal / 14
-652     1       log2 of the deal's value so far (bid x 2 per bomb) / 16
-653     1       redeals in a row before this deal / max_redeals
-654     1       deal number / deals
-655     3       match totals of r = 0, 1, 2 as sign(t) log(1 + |t|) / 10
-658     1       1 for a spectator's view
+643     3       phase one-hot: bidding, playing, over
+646     3       to act, r one-hot (zeros when over)
+649     3       the dealer, r one-hot
+652     1       bombs and rockets played this deal / 14
+653     1       log2 of the deal's value so far (bid x 2 per bomb) / 16
+654     1       redeals in a row before this deal / max_redeals
+655     1       deal number / deals
+656     3       match totals of r = 0, 1, 2 as sign(t) log(1 + |t|) / 10
+659     1       1 for a spectator's view
 ======  ======  ===========================================================================
 
 Everything is from the view, so two deals the seat cannot tell apart give equal arrays.
@@ -235,7 +236,7 @@ OBS_SIZE = _layout(
     ("hand", CARDS), ("played", 3 * CARDS), ("unseen", CARDS), ("kitty", CARDS),
     ("kitty_shown", 1), ("to_beat", CARDS), ("to_beat_kind", ROCKET - SINGLE + 1),
     ("to_beat_length", 1), ("to_beat_seat", 3), ("last_moves", 3 * (CARDS + 1)),
-    ("hand_sizes", 3), ("play_counts", 3), ("face_up_rank", N_RANKS), ("face_up_holder", 3),
+    ("hand_sizes", 3), ("plays_made", 4), ("face_up_rank", N_RANKS), ("face_up_holder", 3),
     ("landlord", 3), ("bid", 4), ("bidding", 7 * 7), ("phase", 3), ("to_act", 3),
     ("dealer", 3), ("bombs", 1), ("value", 1), ("redeals", 1), ("deal", 1), ("totals", 3),
     ("spectator", 1),
@@ -243,11 +244,18 @@ OBS_SIZE = _layout(
 OFFSETS: Mapping[str, tuple[int, int]] = _OFFSETS
 """Block name -> (offset, length), as the module docstring lays them out."""
 
-_O = {name: at for name, (at, _) in _OFFSETS.items()}
 _CHAR_INDEX = {c: r for r, c in enumerate(RANKS)}
 _CARD_CACHE: dict[str, np.ndarray] = {}
-_CARD_CACHE_LIMIT = 1 << 16
-_BIDDING_SLOT = 7
+_UNSEEN_CACHE: dict[tuple[str, ...], np.ndarray] = {}
+_CACHE_LIMIT = 1 << 16
+_BIDDING_SLOTS = 7
+_CALL = {"pass": 0, "bid 1": 1, "bid 2": 2, "bid 3": 3}
+_REL = tuple(tuple((s - me) % PLAYERS for s in range(PLAYERS)) for me in range(PLAYERS))
+_PHASES = (pb.DOU_DIZHU_PHASE_BIDDING, pb.DOU_DIZHU_PHASE_PLAYING, pb.DOU_DIZHU_PHASE_OVER)
+(_HAND, _PLAYED, _UNSEEN, _KITTY, _KITTY_SHOWN, _TO_BEAT, _TO_BEAT_KIND, _TO_BEAT_LENGTH,
+ _TO_BEAT_SEAT, _LAST_MOVES, _HAND_SIZES, _PLAYS_MADE, _FACE_UP_RANK, _FACE_UP_HOLDER,
+ _LANDLORD, _BID, _BIDDING, _PHASE, _TO_ACT, _DEALER, _BOMBS, _VALUE, _REDEALS, _DEAL,
+ _TOTALS, _SPECTATOR) = (at for at, _ in _OFFSETS.values())
 
 
 def cards_vector(text: str) -> np.ndarray:
@@ -262,9 +270,30 @@ def cards_vector(text: str) -> np.ndarray:
                 continue  # '+' between the main part and the kickers
             vec[4 * r + seen[r] if r <= TWO else 52 + r - SMALL_JOKER] = 1.0
             seen[r] += 1
-        if len(_CARD_CACHE) >= _CARD_CACHE_LIMIT:
+        if len(_CARD_CACHE) >= _CACHE_LIMIT:
             _CARD_CACHE.clear()
         _CARD_CACHE[text] = vec
+    return vec
+
+
+def _unseen(hand: str, played: list[str]) -> np.ndarray:
+    """The cards block of the deck less the own hand and all cards played (cached)."""
+    key = (hand, *played)
+    vec = _UNSEEN_CACHE.get(key)
+    if vec is None:
+        left = [4] * (TWO + 1) + [1, 1]
+        for text in key:
+            for c in text:
+                left[_CHAR_INDEX[c]] -= 1
+        vec = np.zeros(CARDS, dtype=np.float32)
+        for r, n in enumerate(left):
+            if r <= TWO:
+                vec[4 * r:4 * r + n] = 1.0
+            elif n > 0:
+                vec[52 + r - SMALL_JOKER] = 1.0
+        if len(_UNSEEN_CACHE) >= _CACHE_LIMIT:
+            _UNSEEN_CACHE.clear()
+        _UNSEEN_CACHE[key] = vec
     return vec
 
 
@@ -281,17 +310,18 @@ class DouDizhuCodec:
         return len(table().keys)
 
     def action(self, state: Any, seat: int, move: Any) -> int:
-        by_id = table().by_id
+        t = _TABLE or table()
         try:
-            a = by_id[move.id]
-        except (AttributeError, IndexError):
-            a = -1
-        if a < 0 or table().moves[a] is not move:
-            if not isinstance(move, Move):
-                raise ValueError(f"not a Dou Dizhu move: {move!r}")
-            a = table().by_key.get(_key(move), -1)
-            if a < 0:
-                raise ValueError(f"the move {move.text} has no action (more than 20 cards?)")
+            a = t.by_id[move.id]
+            if t.moves[a] is move:
+                return a
+        except (AttributeError, IndexError, TypeError):
+            pass
+        if not isinstance(move, Move):
+            raise ValueError(f"not a Dou Dizhu move: {move!r}")
+        a = t.by_key.get(_key(move), -1)
+        if a < 0:
+            raise ValueError(f"the move {move.text} has no action (more than 20 cards?)")
         return a
 
     def action_name(self, action: int, players: int, options: Mapping[str, Any]) -> str:
@@ -304,112 +334,119 @@ class DouDizhuCodec:
         return (OBS_SIZE,)
 
     def observe(self, view: Any, players: int, options: Mapping[str, Any]) -> np.ndarray:
+        """One pass over the view's fields; the protobuf accesses are most of the cost, so
+        each repeated field is read once and the play list only as far as needed."""
         v: pb.DouDizhuView = view
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        o = _O
-        me = v.seat if v.seat >= 0 else 0
-        rel = [(s - me) % PLAYERS for s in range(PLAYERS)]
-        obs[0:CARDS] = cards_vector(v.hand)
-        at = o["played"]
-        for s, text in enumerate(v.played):
-            i = at + CARDS * rel[s]
-            obs[i:i + CARDS] = cards_vector(text)
-        at = o["unseen"]
-        obs[at:at + CARDS] = _unseen(v)
-        if v.landlord >= 0:
-            at = o["kitty"]
-            obs[at:at + CARDS] = cards_vector(v.kitty)
-            obs[o["kitty_shown"]] = 1.0
-        if v.to_beat:
-            at = o["to_beat"]
-            obs[at:at + CARDS] = cards_vector(v.to_beat)
-            move = Move(v.to_beat)
-            obs[o["to_beat_kind"] + move.kind - SINGLE] = 1.0
-            obs[o["to_beat_length"]] = move.length / 12.0
-            if v.to_beat_seat >= 0:
-                obs[o["to_beat_seat"] + rel[v.to_beat_seat]] = 1.0
+        seat = v.seat
+        rel = _REL[seat if 0 <= seat < PLAYERS else 0]
+        hand = v.hand
+        played = list(v.played)
+        obs[_HAND:_HAND + CARDS] = cards_vector(hand)
+        for s, text in enumerate(played):
+            if text:
+                at = _PLAYED + CARDS * rel[s]
+                obs[at:at + CARDS] = cards_vector(text)
+        obs[_UNSEEN:_UNSEEN + CARDS] = _unseen(hand, played)
+        landlord = v.landlord
+        if landlord >= 0:
+            obs[_KITTY:_KITTY + CARDS] = cards_vector(v.kitty)
+            obs[_KITTY_SHOWN] = 1.0
+            obs[_LANDLORD + rel[landlord]] = 1.0
+        to_beat = v.to_beat
+        if to_beat:
+            obs[_TO_BEAT:_TO_BEAT + CARDS] = cards_vector(to_beat)
+            move = Move(to_beat)
+            obs[_TO_BEAT_KIND + move.kind - SINGLE] = 1.0
+            obs[_TO_BEAT_LENGTH] = move.length / 12.0
+            to_beat_seat = v.to_beat_seat
+            if to_beat_seat >= 0:
+                obs[_TO_BEAT_SEAT + rel[to_beat_seat]] = 1.0
         plays = v.plays
-        found = 0
-        seen = [False] * PLAYERS
-        at = o["last_moves"]
-        for i in range(len(plays) - 1, -1, -1):
+        if len(plays):
+            self._plays(obs, plays, played, landlord, rel)
+        for s, size in enumerate(v.hand_sizes):
+            obs[_HAND_SIZES + rel[s]] = size / MAX_HAND
+        face_up = v.face_up_card
+        if face_up:
+            obs[_FACE_UP_RANK + _CHAR_INDEX[face_up[0]]] = 1.0
+        holder = v.face_up_holder
+        if 0 <= holder < PLAYERS:
+            obs[_FACE_UP_HOLDER + rel[holder]] = 1.0
+        bid = v.bid
+        obs[_BID + bid] = 1.0
+        at = _BIDDING
+        for i, b in enumerate(v.bidding):
+            if i == _BIDDING_SLOTS:
+                break
+            obs[at + rel[b.seat]] = 1.0
+            obs[at + 3 + _CALL.get(b.move, 0)] = 1.0
+            at += 7
+        phase = v.phase
+        if phase in _PHASES:
+            obs[_PHASE + phase - _PHASES[0]] = 1.0
+        to_act = v.to_act
+        if to_act >= 0:
+            obs[_TO_ACT + rel[to_act]] = 1.0
+        obs[_DEALER + rel[v.dealer % PLAYERS]] = 1.0
+        bombs = v.bombs
+        if bombs:
+            obs[_BOMBS] = bombs / 14.0
+        if bid > 0:
+            obs[_VALUE] = (math.log2(bid) + bombs) / 16.0
+        if v.redeals:
+            obs[_REDEALS] = v.redeals / max(v.max_redeals, 1)
+        if v.deal_number:
+            obs[_DEAL] = v.deal_number / max(v.deals, 1)
+        if len(v.history):  # the totals are the finished deals' scores
+            for s, t in enumerate(v.totals):
+                if t:
+                    obs[_TOTALS + rel[s]] = _scaled_total(t)
+        if seat < 0:
+            obs[_SPECTATOR] = 1.0
+        return obs
+
+    @staticmethod
+    def _plays(
+        obs: np.ndarray, plays: Any, played: list[str], landlord: int, rel: tuple[int, ...]
+    ) -> None:
+        """Each seat's last move (play rotates, so the last three entries), who has played,
+        and whether the landlord played more than his opening (he played more cards than
+        it): each entry read from the protobuf list costs a few hundred ns, and the list is
+        long, so only four entries are read."""
+        n = len(plays)
+        missing = PLAYERS
+        seen = [False, False, False]
+        for i in range(n - 1, -1, -1):
             p = plays[i]
             s = p.seat
             if seen[s]:
                 continue
             seen[s] = True
-            j = at + (CARDS + 1) * rel[s]
-            if p.move == "pass":
-                obs[j + CARDS] = 1.0
+            at = _LAST_MOVES + (CARDS + 1) * rel[s]
+            text = p.move
+            if text == "pass":
+                obs[at + CARDS] = 1.0
             else:
-                obs[j:j + CARDS] = cards_vector(p.move)
-            found += 1
-            if found == PLAYERS:
+                obs[at:at + CARDS] = cards_vector(text)
+            missing -= 1
+            if not missing:
                 break
-        counts = [0, 0, 0]
-        for p in plays:
-            if p.move != "pass":
-                counts[p.seat] += 1
-        for s in range(PLAYERS):
-            r = rel[s]
-            obs[o["play_counts"] + r] = counts[s] / MAX_HAND
-        for s, n in enumerate(v.hand_sizes):
-            obs[o["hand_sizes"] + rel[s]] = n / MAX_HAND
-        if v.face_up_card:
-            obs[o["face_up_rank"] + _CHAR_INDEX[v.face_up_card[0]]] = 1.0
-        if v.face_up_holder >= 0:
-            obs[o["face_up_holder"] + rel[v.face_up_holder]] = 1.0
-        if v.landlord >= 0:
-            obs[o["landlord"] + rel[v.landlord]] = 1.0
-        obs[o["bid"] + v.bid] = 1.0
-        at = o["bidding"]
-        for i, b in enumerate(v.bidding[:_BIDDING_SLOT]):
-            j = at + 7 * i
-            obs[j + rel[b.seat]] = 1.0
-            obs[j + 3 + (0 if b.move == "pass" else int(b.move[-1]))] = 1.0
-        phase = v.phase
-        if phase in (pb.DOU_DIZHU_PHASE_BIDDING, pb.DOU_DIZHU_PHASE_PLAYING,
-                     pb.DOU_DIZHU_PHASE_OVER):
-            obs[o["phase"] + phase - pb.DOU_DIZHU_PHASE_BIDDING] = 1.0
-        if v.to_act >= 0:
-            obs[o["to_act"] + rel[v.to_act]] = 1.0
-        obs[o["dealer"] + rel[v.dealer % PLAYERS]] = 1.0
-        obs[o["bombs"]] = v.bombs / 14.0
-        if v.bid > 0:
-            obs[o["value"]] = (math.log2(v.bid) + v.bombs) / 16.0
-        if v.max_redeals > 0:
-            obs[o["redeals"]] = v.redeals / v.max_redeals
-        if v.deals > 0:
-            obs[o["deal"]] = v.deal_number / v.deals
-        for s, t in enumerate(v.totals):
-            obs[o["totals"] + rel[s]] = _scaled_total(t)
-        if v.seat < 0:
-            obs[o["spectator"]] = 1.0
-        return obs
-
-
-_UNSEEN_CACHE: dict[tuple[str, ...], np.ndarray] = {}
-
-
-def _unseen(v: pb.DouDizhuView) -> np.ndarray:
-    """The cards block of the deck less the own hand and all cards played."""
-    key = (v.hand, *v.played)
-    vec = _UNSEEN_CACHE.get(key)
-    if vec is None:
-        left = [4] * (TWO + 1) + [1, 1]
-        for text in key:
-            for c in text:
-                left[_CHAR_INDEX[c]] -= 1
-        vec = np.zeros(CARDS, dtype=np.float32)
-        for r, n in enumerate(left):
-            if r <= TWO:
-                vec[4 * r:4 * r + n] = 1.0
-            elif n > 0:
-                vec[52 + r - SMALL_JOKER] = 1.0
-        if len(_UNSEEN_CACHE) >= _CARD_CACHE_LIMIT:
-            _UNSEEN_CACHE.clear()
-        _UNSEEN_CACHE[key] = vec
-    return vec
+        for s, text in enumerate(played):
+            if text:
+                obs[_PLAYS_MADE + rel[s]] = 1.0
+        if landlord >= 0 and played[landlord]:
+            opening = plays[0]
+            if opening.seat == landlord:  # he leads the deal: more cards than it, more plays
+                if len(played[landlord]) > Move(opening.move).n_cards:
+                    obs[_PLAYS_MADE + 3] = 1.0
+            else:  # not a view of this engine's play order: count
+                made = 0
+                for p in plays:
+                    if p.seat == landlord and p.move != "pass":
+                        made += 1
+                if made > 1:
+                    obs[_PLAYS_MADE + 3] = 1.0
 
 
 CODEC = DouDizhuCodec()
