@@ -36,7 +36,7 @@ def _check_moves(state: Any, seat: int, opts: dict[str, Any]) -> None:
     assert [CODEC.action_name(a, 4, opts) for a in actions] == [m.text for m in moves]
 
 
-def _observe(state: Any, seat: int, opts: dict[str, Any]) -> np.ndarray:
+def _observe(state: Any, seat: int | None, opts: dict[str, Any]) -> np.ndarray:
     obs = CODEC.observe(GAME.view(state, seat), 4, opts)
     assert obs.shape == CODEC.observation_shape(4, opts)
     assert obs.dtype == np.float32
@@ -44,13 +44,14 @@ def _observe(state: Any, seat: int, opts: dict[str, Any]) -> np.ndarray:
     return obs
 
 
-def _random_session(opts: dict[str, Any], seed: int) -> int:
-    """Play a session at random, checking moves and observations of every state on the way;
-    every few states a state sampled from a seat's view must observe the same. Returns the
-    number of states checked."""
+def _random_session(opts: dict[str, Any], seed: int) -> tuple[int, int]:
+    """Play a session at random, checking moves and observations of every state on the way
+    (spectators' too); every few states a state sampled from a seat's view must observe the
+    same. Returns the states played and how many samples dealt the hidden cards otherwise
+    (the check is only worth something if the samples do differ from the truth)."""
     rng = random.Random(seed)
     state = GAME.new_game(4, opts, seed=f"envs-dk-{seed}")
-    steps = 0
+    steps = differ = 0
     while not GAME.is_over(state):
         acting = sorted(GAME.to_act(state))
         for seat in acting:
@@ -60,12 +61,14 @@ def _random_session(opts: dict[str, Any], seed: int) -> int:
             if rng.random() < 0.08:
                 other = GAME.sample(GAME.view(state, seat), rng)
                 assert np.array_equal(obs, _observe(other, seat, opts)), (steps, seat)
+                differ += other.hands != state.hands
+        _observe(state, None, opts)
         seat = rng.choice(acting)
         state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
         steps += 1
-    for seat in range(4):
-        _observe(state, seat, opts)
-    return steps
+    for viewer in (0, 1, 2, 3, None):
+        _observe(state, viewer, opts)
+    return steps, differ
 
 
 @pytest.mark.parametrize("opts", OPTION_SETS, ids=lambda o: "-".join(sorted(o)))
@@ -74,7 +77,8 @@ def _random_session(opts: dict[str, Any], seed: int) -> int:
 def test_random_play_moves_are_distinct_actions_and_views_observe_alike(
     opts: dict[str, Any], seed: int
 ) -> None:
-    assert _random_session(opts, seed) > 0
+    steps, differ = _random_session(opts, seed)
+    assert steps > 0 and differ > 0
 
 
 def test_random_play_reaches_solos_marriages_and_announcements() -> None:
@@ -173,6 +177,34 @@ def test_finished_trick_scenario() -> None:
     obs = CODEC.observe(GAME.view(s, 0), 4, {})
     assert obs[dk.O_LAST_WINNER + 3] == 1.0
     assert obs[dk.O_LAST + 3 * dk.N_KINDS + 16] == 1.0  # Jh: hearts (2) * 6 + jack (4)
-    assert obs[dk.O_POINTS + 3] == (11 + 10 + 4 + 2) / 240 and obs[dk.O_WON + 3] == 1 / 12
+    assert obs[dk.O_POINTS + 3] == pytest.approx((11 + 10 + 4 + 2) / 240)
+    assert obs[dk.O_WON + 3] == pytest.approx(1 / 12)
     assert obs[dk.O_VOIDS + 3 * 5 + 0] == 1.0  # seat 3 showed it has no clubs
     assert obs[dk.O_TRICK:dk.O_LEADER].sum() == 0.0  # the open trick is empty again
+
+
+def test_bistro_solo_swines_and_duel_scenarios() -> None:
+    b = new({0: "Qc Qc"}, bistro=True)
+    solo = play(b, "0:reservation", "1:healthy", "2:healthy", "3:healthy", "0:solo pure hearts")
+    obs = CODEC.observe(GAME.view(solo, 2), 4, {"bistro": True})
+    assert obs[dk.O_RE_LEVEL + 2] == 1.0  # the solo stands at re no 90 without a move
+    assert obs[dk.O_CONTRACT + 11] == 1.0 and obs[dk.O_DECLARER + 2] == 1.0
+    assert obs[dk.O_TURN + 2] == 1.0  # in Bistro the soloist leads
+    swine = healthy(new({0: "Qs", 1: "Ad Ad"}, bistro=True))
+    before = CODEC.observe(GAME.view(swine, 3), 4, {"bistro": True})
+    assert before[dk.O_SWINES:dk.O_FOLLOW].sum() == 0.0  # not shown yet
+    swine = play(swine, "0:Qs", "1:Ad")  # trump led, the first swine shown
+    after = CODEC.observe(GAME.view(swine, 3), 4, {"bistro": True})
+    assert after[dk.O_SWINES + 2] == 1.0  # seat 1 is seat 3's relative seat 2
+    duel = GAME.new_game(4, {"duel": True, "dealer": 3}, seed="duel")
+    duel = play(duel, "0:healthy")
+    assert len(_actions(duel, 1)) == 1 and _actions(duel, 1)[0] in (24, 25)
+
+
+def test_tournament_display_still_shows_levels_but_no_parties() -> None:
+    s = play(healthy(new(DEAL_A, tournament=True)), "0:re")
+    obs = CODEC.observe(GAME.view(s, 1), 4, {"tournament": True})
+    assert GAME.view(s, 1).re_level == 0  # the view leaves the level out...
+    assert obs[dk.O_RE_LEVEL + 1] == 1.0  # ...the codec counts it from the announcements
+    assert all(obs[dk.O_PARTIES + r * 3 + 2] == 1.0 for r in range(4))
+    assert obs[dk.O_SCALARS + 5] == 1.0

@@ -184,108 +184,144 @@ class DoppelkopfCodec:
         return encode_view(view)
 
 
+def _scale() -> np.ndarray:
+    """What one unit of each byte of the buffer is worth (see encode_view)."""
+    scale = np.ones(OBS_SIZE, dtype=np.float32)
+    scale[O_HAND:O_TRICK] = 0.5  # copies of a kind
+    scale[O_POINTS:O_WON] = 1 / 240
+    scale[O_WON:O_TOTALS] = 1 / 12  # tricks won, cards in hand
+    scale[O_SCALARS + 2] = 1 / 12  # finished tricks
+    return scale
+
+
+_SCALE = _scale()
+
+
+_TRICKS: dict[str, tuple[tuple[int, ...], int]] = {}
+
+
+def _trick(text: str) -> tuple[tuple[int, ...], int]:
+    """A finished trick's card kinds and card points, parsed once per distinct trick text
+    (the same tricks are met again in every later observation of the deal)."""
+    hit = _TRICKS.get(text)
+    if hit is None:
+        kinds = tuple(_CARD[c] for c in text.split())
+        hit = (kinds, sum(POINTS[k] for k in kinds))
+        if len(_TRICKS) >= 100_000:
+            _TRICKS.clear()
+        _TRICKS[text] = hit
+    return hit
+
+
 def encode_view(v: Any) -> np.ndarray:
-    """The observation of a DoppelkopfView (layout in the module docstring)."""
-    o = np.zeros(OBS_SIZE, dtype=np.float32)
+    """The observation of a DoppelkopfView (layout in the module docstring).
+
+    Every feature but a few scalars is a small whole number of units (copies, one-hots, card
+    points, tricks), so they are counted in a bytearray, which Python indexes cheaply, and
+    turned into floats by one multiplication with the units' worth."""
+    b = bytearray(OBS_SIZE)
     me = v.seat if v.seat >= 0 else 0
     card = _CARD
     for t in v.hand.split():
-        o[O_HAND + card[t]] += 0.5
+        b[O_HAND + card[t]] += 1
 
-    pts = [0, 0, 0, 0]
-    won = [0, 0, 0, 0]
-    last: tuple[int, list[int], int] | None = None
-    for t in v.tricks:
+    tricks = v.tricks
+    last = None
+    for t in tricks:
         lead = (t.leader - me) % PLAYERS
-        kinds = [card[c] for c in t.cards.split()]
+        kinds, pts = _trick(t.cards)
         for j, k in enumerate(kinds):
-            o[O_PLAYED + ((lead + j) % PLAYERS) * N_KINDS + k] += 0.5
+            b[O_PLAYED + ((lead + j) % PLAYERS) * N_KINDS + k] += 1
         w = (t.winner - me) % PLAYERS
-        pts[w] += sum(POINTS[k] for k in kinds)
-        won[w] += 1
+        b[O_POINTS + w] += pts
+        b[O_WON + w] += 1
         last = (lead, kinds, w)
     if last is not None:
         lead, kinds, w = last
         for j, k in enumerate(kinds):
-            o[O_LAST + ((lead + j) % PLAYERS) * N_KINDS + k] = 1.0
-        o[O_LAST_WINNER + w] = 1.0
-    playing = v.phase == _PLAYING
+            b[O_LAST + ((lead + j) % PLAYERS) * N_KINDS + k] = 1
+        b[O_LAST_WINNER + w] = 1
+    phase = v.phase
+    playing = phase == _PLAYING
     if playing:
-        lead = (v.trick.leader - me) % PLAYERS
-        o[O_LEADER + lead] = 1.0
-        for j, c in enumerate(v.trick.cards.split()):
+        trick = v.trick
+        lead = (trick.leader - me) % PLAYERS
+        b[O_LEADER + lead] = 1
+        for j, c in enumerate(trick.cards.split()):
             r = (lead + j) % PLAYERS
             k = card[c]
-            o[O_PLAYED + r * N_KINDS + k] += 0.5
-            o[O_TRICK + r * N_KINDS + k] = 1.0
-        if v.turn >= 0:
-            o[O_TURN + (v.turn - me) % PLAYERS] = 1.0
-    o[O_DEALER + (v.dealer - me) % PLAYERS] = 1.0
+            b[O_PLAYED + r * N_KINDS + k] += 1
+            b[O_TRICK + r * N_KINDS + k] = 1
+        turn = v.turn
+        if turn >= 0:
+            b[O_TURN + (turn - me) % PLAYERS] = 1
+    b[O_DEALER + (v.dealer - me) % PLAYERS] = 1
     if v.seat >= 0:
-        o[O_SEAT + v.seat] = 1.0
-    if 1 <= v.phase <= 4:
-        o[O_PHASE + v.phase - 1] = 1.0
+        b[O_SEAT + v.seat] = 1
+    if 1 <= phase <= 4:
+        b[O_PHASE + phase - 1] = 1
 
     by_text = _ACTION_BY_TEXT
     for c in v.calls:
-        o[O_CALLS + ((c.seat - me) % PLAYERS) * N_CALLS + by_text[c.move] - 24] = 1.0
-    o[O_CONTRACT + v.contract] = 1.0
-    if v.declarer >= 0:
-        o[O_DECLARER + (v.declarer - me) % PLAYERS] = 1.0
+        b[O_CALLS + ((c.seat - me) % PLAYERS) * N_CALLS + by_text[c.move] - 24] = 1
+    contract = v.contract
+    b[O_CONTRACT + contract] = 1
+    declarer = v.declarer
+    if declarer >= 0:
+        b[O_DECLARER + (declarer - me) % PLAYERS] = 1
 
-    levels = [0, 0]  # kontra, re
-    if v.bistro and v.contract >= 2 and playing:
-        levels[1] = 2
-    base = 4 * len(v.tricks)
+    bistro = v.bistro
+    kontra, re = 0, 2 if bistro and contract >= 2 else 0  # a Bistro solo: re no 90
+    base = 4 * len(tricks)
     for a in v.announcements:
         r = (a.seat - me) % PLAYERS
         act = by_text[a.move]
         if act == PASS_ACTION:
             if a.position >= base:
-                o[O_PASSED + r] = 1.0
-            continue
-        o[O_ANNS + r * N_ANNS + act - RE_BASE] = 1.0
-        if act < KONTRA_BASE:
-            levels[1] = max(levels[1], act - RE_BASE + 1)
+                b[O_PASSED + r] = 1
+        elif act < KONTRA_BASE:
+            b[O_ANNS + r * N_ANNS + act - RE_BASE] = 1
+            re = max(re, act - RE_BASE + 1)
         else:
-            levels[0] = max(levels[0], act - KONTRA_BASE + 1)
-    o[O_KONTRA_LEVEL + levels[0]] = 1.0
-    o[O_RE_LEVEL + levels[1]] = 1.0
+            b[O_ANNS + r * N_ANNS + act - RE_BASE] = 1
+            kontra = max(kontra, act - KONTRA_BASE + 1)
+    b[O_KONTRA_LEVEL + kontra] = 1
+    b[O_RE_LEVEL + re] = 1
 
-    parties = v.parties
-    for s in range(PLAYERS):
-        r = (s - me) % PLAYERS
-        p = parties[s] if len(parties) == PLAYERS else -1
-        o[O_PARTIES + r * 3 + (2 if p < 0 else p)] = 1.0
+    parties = list(v.parties) if len(v.parties) == PLAYERS else [-1] * PLAYERS
+    for s, p in enumerate(parties):
+        b[O_PARTIES + ((s - me) % PLAYERS) * 3 + (2 if p < 0 else p)] = 1
     for s, text in enumerate(v.voids):
         r = (s - me) % PLAYERS
         for ch in text:
-            o[O_VOIDS + r * 5 + _VOID_INDEX[ch]] = 1.0
-    if v.partner >= 0:
-        o[O_PARTNER + (v.partner - me) % PLAYERS] = 1.0
-    if v.swines >= 0:
-        o[O_SWINES + (v.swines - me) % PLAYERS] = 1.0
-    elif v.swines == -1:
-        o[O_SWINES + 4] = 1.0
+            b[O_VOIDS + r * 5 + _VOID_INDEX[ch]] = 1
+    partner = v.partner
+    if partner >= 0:
+        b[O_PARTNER + (partner - me) % PLAYERS] = 1
+    swines = v.swines
+    if swines >= 0:
+        b[O_SWINES + (swines - me) % PLAYERS] = 1
+    elif swines == -1:
+        b[O_SWINES + 4] = 1
     if v.to_follow:
-        o[O_FOLLOW + _FOLLOW_INDEX[v.to_follow]] = 1.0
-    sizes = v.hand_sizes
-    totals = v.totals
-    for s in range(PLAYERS):
-        r = (s - me) % PLAYERS
-        o[O_POINTS + r] = pts[r] / 240.0
-        o[O_WON + r] = won[r] / 12.0
-        o[O_SIZES + r] = sizes[s] / 12.0
-        o[O_TOTALS + r] = totals[s] / 100.0
+        b[O_FOLLOW + _FOLLOW_INDEX[v.to_follow]] = 1
+    for s, n in enumerate(v.hand_sizes):
+        b[O_SIZES + (s - me) % PLAYERS] = n
+    target = v.target_points
+    b[O_SCALARS + 2] = len(tricks)
+    b[O_SCALARS + 3] = bistro
+    b[O_SCALARS + 4] = v.duel
+    b[O_SCALARS + 5] = v.tournament
+    b[O_SCALARS + 6] = target > 0
+
+    o = np.frombuffer(b, dtype=np.uint8).astype(np.float32)
+    o *= _SCALE
+    for s, total in enumerate(v.totals):
+        o[O_TOTALS + (s - me) % PLAYERS] = total / 100.0
     deals = max(1, v.deals)
     o[O_SCALARS] = v.deal_number / deals
     o[O_SCALARS + 1] = 1.0 / deals
-    o[O_SCALARS + 2] = len(v.tricks) / 12.0
-    o[O_SCALARS + 3] = float(v.bistro)
-    o[O_SCALARS + 4] = float(v.duel)
-    o[O_SCALARS + 5] = float(v.tournament)
-    o[O_SCALARS + 6] = float(v.target_points > 0)
-    o[O_SCALARS + 7] = v.target_points / 1000.0
+    o[O_SCALARS + 7] = target / 1000.0
     return o
 
 
