@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 
-from engines.dobro.cards import CODES, COUNTS, N_KINDS
+from engines.dobro.cards import CODES, COUNTS, N_KINDS, REVERSE, size
 from engines.dobro.moves import (
     _BY_KEY,
     CALL,
@@ -122,25 +122,47 @@ for _k in range(1, MAX_PLAYERS):
     _NAMES[CALL_BASE + _k] = f"call +{_k}"
 assert all(_NAMES), "every action has a move"
 
-_SCALE = np.array([1.0 / c for c in COUNTS], dtype=np.float32)
-_BOX = np.array(COUNTS, dtype=np.float32)
 _KIND_INDEX = {c: k for k, c in enumerate(CODES)}
 _STAGE_INDEX = {1: 0, 2: 1, 3: 2, 4: 3}
+_BOX = sum(c << (4 * k) for k, c in enumerate(COUNTS))
+_REVERSES = COUNTS[REVERSE] << (4 * REVERSE)
 
-_CARDS: dict[str, np.ndarray] = {}
-"""Card text (as views write it) -> counts per kind; views repeat a few hundred texts."""
+_PACKED: dict[str, int] = {}
+"""Card text (as views write it) -> packed counts (engines.dobro.cards); views repeat a few
+hundred texts, so parsing is a dict hit."""
+_SCALED: dict[int, tuple[float, ...]] = {}
+"""Packed counts -> counts per kind / copies in the box."""
+
+_HOT = {
+    n: tuple(tuple(1.0 if j == i else 0.0 for j in range(n)) for i in range(n + 1))
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
+"""Per player count: the one-hot seat blocks, index n for all zeros."""
+_VALUE_HOT = tuple(tuple(1.0 if j == v else 0.0 for j in range(MAX_VALUE + 1))
+                   for v in range(MAX_VALUE + 1))
+_STAGE_HOT = {st: tuple(1.0 if j == i else 0.0 for j in range(4)) for i, st in enumerate(range(1, 5))}
+_NO_STAGE = (0.0,) * 4
 
 
-def _cards(text: str) -> np.ndarray:
-    got = _CARDS.get(text)
+def _packed(text: str) -> int:
+    got = _PACKED.get(text)
     if got is None:
-        got = np.zeros(N_KINDS, dtype=np.float32)
+        got = 0
         for code in text.split():
-            got[_KIND_INDEX[code]] += 1.0
-        got.flags.writeable = False
-        if len(_CARDS) > 100_000:
-            _CARDS.clear()
-        _CARDS[text] = got
+            got += 1 << (4 * _KIND_INDEX[code])
+        if len(_PACKED) > 100_000:
+            _PACKED.clear()
+        _PACKED[text] = got
+    return got
+
+
+def _scaled(packed: int) -> tuple[float, ...]:
+    got = _SCALED.get(packed)
+    if got is None:
+        got = tuple(((packed >> (4 * k)) & 15) / COUNTS[k] for k in range(N_KINDS))
+        if len(_SCALED) > 100_000:
+            _SCALED.clear()
+        _SCALED[packed] = got
     return got
 
 
@@ -183,67 +205,66 @@ class DobroCodec:
         n = _check_players(players)
         if view.players != n:
             raise ValueError(f"a view of a {view.players}-player table, not {n}")
-        out = np.zeros(105 + 24 * n, dtype=np.float32)
+        # Built as one list of floats, converted once: far cheaper than numpy item writes.
         me = view.seat if view.seat >= 0 else 0
-        hand = _cards(view.hand)
-        auction = _cards(view.auction_cards)
-        out[0:14] = hand * _SCALE
-        out[28:42] = auction * _SCALE
-        seen = hand + auction
-        sizes = []
-        base = 42
-        for i in range(n):
-            pile = _cards(view.collected[(me + i) % n])
-            seen = seen + pile
-            out[base + 14 * i:base + 14 * i + 14] = pile * _SCALE
-            sizes.append(int(pile.sum()))
-        unseen = _BOX - seen
+        hand = _packed(view.hand)
+        auction = _packed(view.auction_cards)
+        piles = [_packed(c) for c in view.collected]
+        piles = piles[me:] + piles[:me]
+        unseen = _BOX - hand - auction - sum(piles)
         if n == 2:
-            unseen[13] = 0.0  # no reverse cards at two players
-        out[14:28] = unseen * _SCALE
-        o = 42 + 14 * n
+            unseen -= _REVERSES  # no reverse cards at two players
+        out: list[float] = []
+        out += _scaled(hand)
+        out += _scaled(unseen)
+        out += _scaled(auction)
+        for pile in piles:
+            out += _scaled(pile)
+        hand_sizes, min_specials, totals = (
+            list(view.hand_sizes), list(view.min_specials), list(view.totals)
+        )
         limit = 1.0 / view.hand_limit
-        ranks = rank_points(sizes)
-        hand_sizes, min_specials, totals = view.hand_sizes, view.min_specials, view.totals
-        total_scale = 1.0 / ((n + 1) * max(view.rounds, 1))
-        for i in range(n):
-            s = (me + i) % n
-            out[o + i] = hand_sizes[s] * limit
-            out[o + n + i] = ranks[i] / n
-            out[o + 2 * n + i] = min_specials[s] / 4
-            out[o + 3 * n + i] = totals[s] * total_scale
-        if view.turn >= 0:
-            out[o + 4 * n + (view.turn - me) % n] = 1.0
-        if view.oubli >= 0:
-            out[o + 5 * n + (view.oubli - me) % n] = 1.0
+        out += [h * limit for h in hand_sizes[me:] + hand_sizes[:me]]
+        out += [r / n for r in rank_points([size(p) for p in piles])]
+        out += [m * 0.25 for m in min_specials[me:] + min_specials[:me]]
+        scale = 1.0 / ((n + 1) * max(view.rounds, 1))
+        out += [t * scale for t in totals[me:] + totals[:me]]
+        hot = _HOT[n]
+        turn, oubli = view.turn, view.oubli
+        out += hot[(turn - me) % n if turn >= 0 else n]
+        out += hot[(oubli - me) % n if oubli >= 0 else n]
+        flags = [0.0] * n
         for f in view.forgetters:
-            out[o + 6 * n + (f - me) % n] = 1.0
-        out[o + 7 * n + (view.round_opener - me) % n] = 1.0
+            flags[(f - me) % n] = 1.0
+        out += flags
+        out += hot[(view.round_opener - me) % n]
         moves = view.auction
-        doubled = False
         if moves:
-            out[o + 8 * n + (moves[0].seat - me) % n] = 1.0
             last = moves[-1]
-            out[o + 9 * n + (last.seat - me) % n] = 1.0
-            doubled = last.dobro
-        o += 10 * n
+            out += hot[(moves[0].seat - me) % n]
+            out += hot[(last.seat - me) % n]
+            doubled = 1.0 if last.dobro else 0.0
+        else:
+            out += hot[n]
+            out += hot[n]
+            doubled = 0.0
         value = view.value
-        out[o + value] = 1.0
-        o += MAX_VALUE + 1
-        out[o] = value / MAX_VALUE
-        out[o + 1] = 0.0 if moves else 1.0
-        out[o + 2] = 1.0 if doubled else 0.0
-        out[o + 3] = len(moves) / DECK
-        out[o + 4] = 1.0 if view.direction > 0 else 0.0
-        out[o + 5] = view.draw_pile / DECK
-        out[o + 6] = view.set_aside / 10
-        out[o + 7] = 1.0 if view.manual_draw else 0.0
-        out[o + 8] = view.round / max(view.rounds, 1)
-        out[o + 9] = view.rounds / 20
-        stage = _STAGE_INDEX.get(view.stage)
-        if stage is not None:
-            out[o + 10 + stage] = 1.0
-        return out
+        out += _VALUE_HOT[value]
+        rounds = max(view.rounds, 1)
+        out += (
+            value / MAX_VALUE,
+            0.0 if moves else 1.0,
+            doubled,
+            len(moves) / DECK,
+            1.0 if view.direction > 0 else 0.0,
+            view.draw_pile / DECK,
+            view.set_aside / 10,
+            1.0 if view.manual_draw else 0.0,
+            view.round / rounds,
+            view.rounds / 20,
+        )
+        out += _STAGE_HOT.get(view.stage, _NO_STAGE)
+        return np.array(out, dtype=np.float32)
 
 
 CODEC = DobroCodec()
