@@ -15,7 +15,7 @@ between tables; moves a table cannot offer are simply never in the mask):
 | 57 | the reverse card (never with two players: no R cards) | `reverse` |
 | 58 | manual_draw: refill the hand | `draw` |
 | 59 | manual_draw: end the turn | `end` |
-| 60-64 | manual_draw: call the forgetting of the seat k = 1..5 places after the acting seat in seat order (action = 59 + k) | `call N`, N = (seat + k) mod players |
+| 60-64 | manual_draw: call the seat k = 1..5 after the caller (59 + k) | `call (seat + k) % n` |
 
 Calls are relative to the acting seat, as the observation is: the same action means "the next
 seat's forgetting" whoever calls it. `action_name` cannot know the seat, so it names calls
@@ -23,8 +23,17 @@ seat's forgetting" whoever calls it. `action_name` cannot know the seat, so it n
 
 Worked example (four players): seat 3 holds `2 9 J J S R`, the value in play is 9. Its moves
 `pass 9 J+9 J:9 .. J:12 JJ:5 .. JJ:12 skip reverse` are actions 0, 8, 41, 30..33, 48..55, 56
-and 57 (`J+2` makes 4, too little). If seat 1 ended its turn short under manual_draw, seat 3 may also call it:
-`call 1` is k = (1 - 3) mod 4 = 2, action 61, named `call +2`.
+and 57 (`J+2` makes 4, too little). If seat 1 ended its turn short under manual_draw, seat 3
+may also call it: `call 1` is k = (1 - 3) mod 4 = 2, action 61, named `call +2`.
+
+>>> from engines.dobro import GAME, parse_move
+>>> state = GAME.new_game(4, {"manual_draw": True}, seed="doc")
+>>> [CODEC.action(state, 3, parse_move(m)) for m in ("pass", "9", "J+9", "JJ:5", "call 1")]
+[0, 8, 41, 48, 61]
+>>> [CODEC.action_name(a, 4, {}) for a in (0, 8, 41, 48, 61)]
+['pass', '9', 'J+9', 'JJ:5', 'call +2']
+>>> CODEC.observation_shape(4, {}), CODEC.observe(GAME.view(state, 3), 4, {}).dtype
+((201,), dtype('float32'))
 
 Observation (float32, length 105 + 24n for n players). Per-seat blocks are seat-relative:
 entry i is the seat i places after the observing seat in seat order (entry 0: itself; a
@@ -35,7 +44,7 @@ J, S, R, and card counts are divided by the copies of the kind in the box (5, 6,
 | offset | length | meaning |
 |---|---|---|
 | 0 | 14 | own hand, per kind |
-| 14 | 14 | unseen cards per kind: the box less own hand, auction and score piles (other hands, draw pile, set-aside cards) |
+| 14 | 14 | unseen cards per kind (in other hands, the draw pile or set aside) |
 | 28 | 14 | cards in the auction in progress, per kind |
 | 42 | 14n | each seat's score pile of the round, per kind (seat-major: seat i at 42 + 14i) |
 | 42+14n | n | hand sizes / hand limit |
@@ -73,18 +82,29 @@ from typing import Any
 import numpy as np
 
 from engines.dobro.cards import CODES, COUNTS, N_KINDS, REVERSE, size
+from engines.dobro.game import DRAW_STAGE, END_TURN, OVER, PLAY
 from engines.dobro.moves import (
-    _BY_KEY,
     CALL,
+    CALLS,
     DRAW,
+    DRAW_M,
     END,
+    END_M,
     JOKER_PAIR,
+    JOKER_PAIRS,
     JOKER_SINGLE,
+    JOKER_SINGLES,
     JOKERS_PAIR,
+    JOKERS_PAIRS,
     PAIR,
+    PAIRS,
     PASS,
+    PASS_M,
+    REVERSE_M,
     REVERSE_MOVE,
     SINGLE,
+    SINGLES,
+    SKIP_M,
     SKIP_MOVE,
     Move,
 )
@@ -110,12 +130,18 @@ def _action_of(move: Move) -> int:
     return _FIXED[move.kind]
 
 
-_BY_ID = [0] * (max(m.id for m in _BY_KEY.values()) + 1)
-for _m in _BY_KEY.values():
+_MOVES: tuple[Move, ...] = (
+    PASS_M, SKIP_M, REVERSE_M, DRAW_M, END_M, *CALLS,
+    *(m for table in (SINGLES, PAIRS, JOKER_SINGLES, JOKER_PAIRS, JOKERS_PAIRS)
+      for m in table.values()),
+)
+"""Every Dobro move (the engine interns them all at import)."""
+_BY_ID = [0] * (max(m.id for m in _MOVES) + 1)
+for _m in _MOVES:
     _BY_ID[_m.id] = _action_of(_m)
 
 _NAMES = [""] * NUM_ACTIONS
-for _m in _BY_KEY.values():
+for _m in _MOVES:
     if _m.kind != CALL:
         _NAMES[_action_of(_m)] = _m.text
 for _k in range(1, MAX_PLAYERS):
@@ -123,7 +149,6 @@ for _k in range(1, MAX_PLAYERS):
 assert all(_NAMES), "every action has a move"
 
 _KIND_INDEX = {c: k for k, c in enumerate(CODES)}
-_STAGE_INDEX = {1: 0, 2: 1, 3: 2, 4: 3}
 _BOX = sum(c << (4 * k) for k, c in enumerate(COUNTS))
 _REVERSES = COUNTS[REVERSE] << (4 * REVERSE)
 
@@ -140,7 +165,10 @@ _HOT = {
 """Per player count: the one-hot seat blocks, index n for all zeros."""
 _VALUE_HOT = tuple(tuple(1.0 if j == v else 0.0 for j in range(MAX_VALUE + 1))
                    for v in range(MAX_VALUE + 1))
-_STAGE_HOT = {st: tuple(1.0 if j == i else 0.0 for j in range(4)) for i, st in enumerate(range(1, 5))}
+_STAGE_HOT = {
+    stage: tuple(1.0 if j == i else 0.0 for j in range(4))
+    for i, stage in enumerate((PLAY, DRAW_STAGE, END_TURN, OVER))
+}
 _NO_STAGE = (0.0,) * 4
 
 
