@@ -55,7 +55,8 @@ def check_observation(state: DobroState, seat: int | None, options: dict[str, An
 
 
 def random_match(players: int, options: dict[str, Any], seed: int) -> int:
-    """Plays one match at random, checking every acting seat's moves and observation."""
+    """Plays one match at random, checking every acting seat's moves and every seat's
+    observation."""
     rng = random.Random(seed)
     state = GAME.new_game(players, options, seed=str(seed))
     steps = 0
@@ -63,7 +64,8 @@ def random_match(players: int, options: dict[str, Any], seed: int) -> int:
         acting = sorted(GAME.to_act(state))
         for seat in acting:
             check_moves(state, seat)
-        check_observation(state, rng.choice(acting), options, rng)
+        for watcher in range(players):  # the environment observes waiting seats too
+            check_observation(state, watcher, options, rng)
         seat = rng.choice(acting)
         state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
         steps += 1
@@ -73,7 +75,7 @@ def random_match(players: int, options: dict[str, Any], seed: int) -> int:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), manual=st.booleans(), rounds=st.sampled_from([1, 2]))
 def test_random_play_actions_and_observations(
     players: int, seed: int, manual: bool, rounds: int
