@@ -73,6 +73,7 @@ and so on; a spectator's view is read as seat 0's with an empty hand.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -113,6 +114,30 @@ _NAMES = (
 )
 _PATTERNS: dict[tuple[int, int], int] = {}
 """(hand, exchanged mask) -> position pattern: a deal meets a few dozen such pairs."""
+
+
+_ROT = tuple(tuple((s - me) % PLAYERS for s in range(PLAYERS)) for me in range(PLAYERS))
+"""_ROT[me][seat]: seat's place relative to the observer `me` (0 is himself)."""
+_NEXT = {
+    playing: tuple(
+        next((t for k in range(1, PLAYERS + 1) if playing[t := (s + k) % PLAYERS]), s)
+        for s in range(PLAYERS)
+    )
+    for playing in itertools.product((False, True), repeat=PLAYERS)
+}
+"""The next seat to play after each seat, for each set of seats taking part."""
+_SETS: dict[str, tuple[int, ...]] = {}
+"""Card-set text -> card ids: hands and `absent` lists recur from view to view."""
+
+
+def _indices(text: str, base: int) -> list[int]:
+    ids = _SETS.get(text)
+    if ids is None:
+        ids = tuple(_CARD[c] for c in text.split())
+        if len(_SETS) > 100_000:
+            _SETS.clear()
+        _SETS[text] = ids
+    return [base + i for i in ids]
 
 
 def _check(players: int) -> None:
@@ -176,65 +201,65 @@ class SobeEDesceCodec:
         out = np.zeros(OBS_SIZE, dtype=np.float32)
         card = _CARD
         me = view.seat if view.seat >= 0 else 0
-        ones = [HAND + card[t] for t in view.hand.split()]
-        ones += [DISCARDS + card[t] for t in view.discards.split()]
+        rot = _ROT[me]
+        ones = [*_indices(view.hand, HAND), *_indices(view.discards, DISCARDS)]
         if view.turned_card:
             ones.append(TURNED + card[view.turned_card])
         playing = [False] * PLAYERS
         for d in view.decisions:
-            r = (d.seat - me) % PLAYERS
-            playing[d.seat] = d.plays
+            seat, plays = d.seat, d.plays
+            r = rot[seat]
+            playing[seat] = plays
             ones.append(DECIDED + r)
-            if d.plays:
+            if plays:
                 ones.append(PLAYS + r)
             out[EXCHANGED + r] = d.exchanged / 5
-        tricks = view.tricks
         done = 0
-        for t in tricks:
-            seat = t.leader
-            open_trick = t.winner < 0
-            for c in t.cards:
-                r = (seat - me) % PLAYERS
-                i = card[c]
-                ones.append(PLAYED + 40 * r + i)
-                if open_trick:
-                    ones.append(TRICK + 40 * r + i)
-                seat = (seat + 1) % PLAYERS
-                while not playing[seat] and seat != t.leader:
-                    seat = (seat + 1) % PLAYERS
-            if open_trick:
-                ones.append(LED + card[t.cards[0]] // 10)
-            else:
-                done += 1
+        tricks = view.tricks
+        if tricks:
+            nxt = _NEXT[tuple(playing)]
+            for t in tricks:
+                seat = t.leader
+                cards = t.cards
+                if t.winner < 0:
+                    for c in cards:
+                        i = card[c] + 40 * rot[seat]
+                        ones.append(PLAYED + i)
+                        ones.append(TRICK + i)
+                        seat = nxt[seat]
+                    ones.append(LED + card[cards[0]] // 10)
+                else:
+                    done += 1
+                    for c in cards:
+                        ones.append(PLAYED + card[c] + 40 * rot[seat])
+                        seat = nxt[seat]
         for seat, absent in enumerate(view.absent):
             if absent:
-                base = ABSENT + 40 * ((seat - me) % PLAYERS)
-                ones += [base + card[t] for t in absent.split()]
+                ones += _indices(absent, ABSENT + 40 * rot[seat])
         if view.trump:
             ones.append(TRUMP_SUIT + _SUIT[view.trump])
         ones.append(PHASE + _PHASES.get(view.phase, 0))
-        ones.append(DEALER + (view.dealer - me) % PLAYERS)
-        ones.append(CHOOSER + (view.chooser - me) % PLAYERS)
+        ones.append(DEALER + rot[view.dealer % PLAYERS])
+        ones.append(CHOOSER + rot[view.chooser % PLAYERS])
         if view.to_act >= 0:
-            ones.append(TO_ACT + (view.to_act - me) % PLAYERS)
+            ones.append(TO_ACT + rot[view.to_act])
         if view.winner >= 0:
-            ones.append(WINNER + (view.winner - me) % PLAYERS)
+            ones.append(WINNER + rot[view.winner])
         for seat, must in enumerate(view.must_play):
             if must:
-                ones.append(MUST_PLAY + (seat - me) % PLAYERS)
+                ones.append(MUST_PLAY + rot[seat])
         out[ones] = 1.0
         start = view.start_score or 1
-        for seat in range(min(PLAYERS, len(view.scores))):
-            r = (seat - me) % PLAYERS
-            out[SCORE + r] = view.scores[seat] / start
+        for seat, n in enumerate(view.scores):
+            out[SCORE + rot[seat]] = n / start
         for seat, n in enumerate(view.hand_sizes):
-            out[HAND_SIZE + (seat - me) % PLAYERS] = n / 5
+            out[HAND_SIZE + rot[seat]] = n / 5
         for seat, n in enumerate(view.discard_counts):
-            out[DISCARD_COUNT + (seat - me) % PLAYERS] = n / 5
+            out[DISCARD_COUNT + rot[seat]] = n / 5
         for seat, n in enumerate(view.won):
-            out[WON + (seat - me) % PLAYERS] = n / 5
+            out[WON + rot[seat]] = n / 5
         for seat, n in enumerate(view.passes):
-            out[PASSES + (seat - me) % PLAYERS] = n / 2
+            out[PASSES + rot[seat]] = n / 2
         out[STOCK] = view.stock_size / 20
         out[PENDING] = view.pending_size / 8
         out[TRICKS_DONE] = done / 5
