@@ -106,6 +106,8 @@ def test_every_action_names_a_move_that_maps_back() -> None:
         CODEC.action_name(49, 4, {})
     with pytest.raises(ValueError, match="0-48"):
         CODEC.action_name(-1, 4, {})
+    with pytest.raises(ValueError, match="not a Doppelkopf move"):
+        CODEC.action(None, 0, "Qc")
 
 
 def test_layout_of_the_action_space() -> None:

@@ -167,8 +167,11 @@ class DoppelkopfCodec:
         _check_players(players)
         return NUM_ACTIONS
 
-    def action(self, state: Any, seat: int, move: Move) -> int:
-        return _ACTION[move]
+    def action(self, state: Any, seat: int, move: Any) -> int:
+        a = _ACTION.get(move)
+        if a is None:
+            raise ValueError(f"not a Doppelkopf move: {move!r}")
+        return a
 
     def action_name(self, action: int, players: int, options: Mapping[str, Any]) -> str:
         if not 0 <= action < NUM_ACTIONS:
