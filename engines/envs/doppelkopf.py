@@ -200,16 +200,22 @@ def _scale() -> np.ndarray:
 _SCALE = _scale()
 
 
-_TRICKS: dict[str, tuple[tuple[int, ...], int]] = {}
+# a trick's text -> (per relative leader: the offsets of its four cards in a played-cards
+# block, card points)
+_TRICKS: dict[str, tuple[tuple[tuple[int, ...], ...], int]] = {}
 
 
-def _trick(text: str) -> tuple[tuple[int, ...], int]:
-    """A finished trick's card kinds and card points, parsed once per distinct trick text
-    (the same tricks are met again in every later observation of the deal)."""
+def _trick(text: str) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """A finished trick's card offsets and points, parsed once per distinct trick text (the
+    same tricks come back in every later observation of the deal)."""
     hit = _TRICKS.get(text)
     if hit is None:
-        kinds = tuple(_CARD[c] for c in text.split())
-        hit = (kinds, sum(POINTS[k] for k in kinds))
+        kinds = [_CARD[c] for c in text.split()]
+        offsets = tuple(
+            tuple(((lead + j) % PLAYERS) * N_KINDS + k for j, k in enumerate(kinds))
+            for lead in range(PLAYERS)
+        )
+        hit = (offsets, sum(POINTS[k] for k in kinds))
         if len(_TRICKS) >= 100_000:
             _TRICKS.clear()
         _TRICKS[text] = hit
@@ -231,18 +237,16 @@ def encode_view(v: Any) -> np.ndarray:
     tricks = v.tricks
     last = None
     for t in tricks:
-        lead = (t.leader - me) % PLAYERS
-        kinds, pts = _trick(t.cards)
-        for j, k in enumerate(kinds):
-            b[O_PLAYED + ((lead + j) % PLAYERS) * N_KINDS + k] += 1
+        offsets, pts = _trick(t.cards)
+        last = offsets[(t.leader - me) % PLAYERS]
+        for x in last:
+            b[O_PLAYED + x] += 1
         w = (t.winner - me) % PLAYERS
         b[O_POINTS + w] += pts
         b[O_WON + w] += 1
-        last = (lead, kinds, w)
     if last is not None:
-        lead, kinds, w = last
-        for j, k in enumerate(kinds):
-            b[O_LAST + ((lead + j) % PLAYERS) * N_KINDS + k] = 1
+        for x in last:
+            b[O_LAST + x] = 1
         b[O_LAST_WINNER + w] = 1
     phase = v.phase
     playing = phase == _PLAYING
