@@ -20,9 +20,9 @@ import random
 import secrets
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -32,7 +32,7 @@ from bots.arena import seatings
 from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.tournament import entrants
 from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
-from bots.tournament.play import Runner, TournamentError
+from bots.tournament.play import Runner, TournamentError, retrying
 from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match
 from engines.contract import option_argument
@@ -43,9 +43,7 @@ STATE_FILE = "ladder.json"
 NAME = entrants.NAME  # ladder names and seeds follow the entrant-name rule
 # what the state file holds besides the matches: a folder serves one ladder, game and seed
 SETTINGS = ("game", "ladder", "players", "seed")
-RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
-T = TypeVar("T")
 
 
 class LadderError(Exception):
@@ -109,20 +107,6 @@ class State:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
         os.replace(tmp, self.path)
-
-
-async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 8) -> T:
-    """A unary call retried with backoff while the server is unreachable or restarting."""
-    delay = 0.2
-    for attempt in range(attempts):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as e:
-            if e.code() not in RETRY or attempt == attempts - 1:
-                raise
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 5.0)
-    raise AssertionError("unreachable")
 
 
 def standings_text(ratings: Sequence[pb.Rating]) -> str:

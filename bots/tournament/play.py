@@ -15,9 +15,9 @@ import asyncio
 import functools
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -33,6 +33,7 @@ from engines.contract import public_options
 from engines.registry import get_game
 
 RETRY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+T = TypeVar("T")
 STREAM_SECONDS = 3600.0
 STREAM_ATTEMPTS = 30
 ADOPT_LOOKS, ADOPT_PAUSE = 3, 1.0  # looks for a begun match's table on restart, seconds apart
@@ -43,7 +44,7 @@ class TournamentError(Exception):
     """The service refused something the tournament cannot work around (bad game or options)."""
 
 
-async def _retrying(call: Callable[[], Any], attempts: int = 8) -> Any:
+async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 8) -> T:
     """A unary call retried with backoff while the server is unreachable or restarting."""
     delay = 0.2
     for attempt in range(attempts):
@@ -98,7 +99,7 @@ class Runner:
             token = ""
             for _ in range(ADOPT_PAGES):
                 page = pb.ListTablesRequest(game=request.game, limit=500, page_token=token)
-                listing = await _retrying(functools.partial(self.stub.ListTables, page,
+                listing = await retrying(functools.partial(self.stub.ListTables, page,
                                                             timeout=30))
                 for table in listing.tables:
                     if (
@@ -117,7 +118,7 @@ class Runner:
         request = self._request(match)
         self.results.started(match, "")  # begun: a restart looks for the table first
         try:
-            table = await _retrying(lambda: self.stub.CreateTable(request, timeout=30))
+            table = await retrying(lambda: self.stub.CreateTable(request, timeout=30))
         except grpc.aio.AioRpcError as e:
             if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
                 raise TournamentError(f"the server refused the table: {e.details()}") from None
@@ -173,7 +174,7 @@ class Runner:
             end = await self._follow(table_id)
         assert end is not None
         result = end.view.result
-        record = await _retrying(
+        record = await retrying(
             lambda: self.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=30)
         )
         records.save(record, self.records_dir / record_name(match))

@@ -1,0 +1,353 @@
+"""Croupier's games as OpenSpiel Python games: `croupier_<game>`, registered on import.
+
+>>> import pyspiel
+>>> import engines.envs.spiel
+>>> game = pyspiel.load_game("croupier_dos", {"players": 3})
+>>> game.num_players(), game.num_distinct_actions(), game.observation_tensor_shape()
+(3, 6035, [420])
+
+Game type: sequential, imperfect information, explicit chance. The deal is chance: the first
+four moves are chance nodes of 256 equally likely outcomes each, whose bytes make the seed
+the engine deals the match from (`new_game`), so a history of actions replays exactly and the
+default serialization works; everything random later in the match (redeals, reshuffles)
+follows from that seed as it does at a table. Dou Dizhu and Doppelkopf are zero-sum, the
+others general-sum; the returns are the match totals as the engine scores them, and the
+rewards their change at each move (non-zero when a deal ends).
+
+Parameters: `players` (default the game's smallest table) and every engine option (default
+as the engine's, but a one-deal match where the game has an option for it,
+engines/envs/episode.py).
+
+Actions are the codec's; the acting player is a seat the engine waits for (`on_turn`): as in
+the PettingZoo environment, seats that may only act out of turn are never offered those moves.
+Observation tensor and information-state tensor: the codec's features of the player's view
+(the codec's views are not perfect-recall, so both tensors are the same). Observation string:
+the view message as text; information-state string: that and the moves of the match as the
+player saw them (the engine's `redact`), which makes it perfect-recall.
+`resample_from_infostate` (called from Python, as OpenSpiel's ISMCTS does) is backed by the
+engine's `sample`: the hidden cards dealt anew, consistent with the player's view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+from google.protobuf import text_format
+
+from engines.contract import Game
+from engines.envs.codec import Codec
+from engines.envs.episode import ONE_DEAL, episode_setup
+from engines.envs.registry import get_codec
+from engines.registry import ENGINES, get_game
+
+SEED_NODES = 4
+SEED_OUTCOMES = 256
+_CHANCE = [(i, 1.0 / SEED_OUTCOMES) for i in range(SEED_OUTCOMES)]
+ZERO_SUM = frozenset({"dou_dizhu", "doppelkopf"})
+
+# Loose bounds OpenSpiel asks for (min/max utility, game length), per deal: no engine reports
+# its own, so these are generous over-estimates, never a limit the game is held to.
+_DEAL_UTILITY = {"dos": 1036.0}  # all 108 Dos cards' points: what one round can score
+_DEFAULT_DEAL_UTILITY = 10_000.0
+_DEAL_LENGTH = 20_000
+
+
+def _deals_bound(game: str, players: int, options: Mapping[str, Any]) -> int:
+    """At most how many deals a match of these options lasts (loose)."""
+    if game == "dos":
+        return players * (options["target"] - 1) + 1  # each round scores at least a point
+    if game == "dobro":
+        return options["rounds"] or players
+    if game == "sobe_e_desce":
+        return options["max_deals"]
+    return int(options.get("deals", 1))
+
+
+def _deal_length(game: str, options: Mapping[str, Any]) -> int:
+    """At most how many moves one deal takes (loose)."""
+    if game == "dos":
+        return options["max_turns"] * 250  # a turn: a draw, matches, adds, an end, calls
+    return _DEAL_LENGTH
+
+
+class _Setup:
+    """What a game's states share: engine, codec, players and options. Immutable, so a
+    state's clone shares it (OpenSpiel deep-copies a Python state's attributes)."""
+
+    _known: dict[tuple[str, str], _Setup] = {}
+
+    def __init__(self, game: str, players: int, options: dict[str, Any]) -> None:
+        self.game = game
+        self.engine: Game = get_game(game)
+        self.codec: Codec = get_codec(game)
+        self.players = players
+        self.options = options
+        self.shape = tuple(self.codec.observation_shape(players, options))
+        self.num_actions = self.codec.num_actions(players, options)
+
+    @classmethod
+    def get(cls, game: str, players: int, options: dict[str, Any]) -> _Setup:
+        key = (game, repr((players, sorted(options.items()))))
+        setup = cls._known.get(key)
+        if setup is None:
+            setup = cls._known[key] = cls(game, players, options)
+        return setup
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Setup:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Setup.get, (self.game, self.players, self.options))
+
+
+class _Node:
+    """One engine state with what the OpenSpiel state adds to it (the moves each player saw,
+    the last rewards): immutable, shared by clones, pickled through the engine's encoding."""
+
+    def __init__(self, setup: _Setup, state: Any, records: tuple[tuple[str, ...], ...],
+                 totals: tuple[float, ...], rewards: tuple[float, ...]) -> None:
+        self.setup = setup
+        self.state = state
+        self.records = records
+        self.totals = totals
+        self.rewards = rewards
+        engine = setup.engine
+        self.over = engine.is_over(state)
+        on_turn = engine.on_turn(state)
+        self.player = min(on_turn) if on_turn and not self.over else pyspiel.PlayerId.TERMINAL
+        self._legal: dict[int, Any] | None = None
+
+    def legal(self) -> dict[int, Any]:
+        """The acting seat's legal moves by action (cached: states are immutable)."""
+        if self._legal is None:
+            if self.over:
+                self._legal = {}
+            else:
+                action, seat, state = self.setup.codec.action, self.player, self.state
+                moves = self.setup.engine.legal_moves(state, seat)
+                self._legal = {action(state, seat, m): m for m in moves}
+        return self._legal
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Node:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        data = self.setup.engine.encode(self.state)
+        return (_node, (self.setup, data, self.records, self.totals, self.rewards))
+
+
+def _node(setup: _Setup, data: bytes, records: tuple[tuple[str, ...], ...],
+          totals: tuple[float, ...], rewards: tuple[float, ...]) -> _Node:
+    return _Node(setup, setup.engine.decode(data), records, totals, rewards)
+
+
+class CroupierState(pyspiel.State):
+    """A match in progress: four chance nodes (the seed), then the engine's moves."""
+
+    def __init__(self, game: CroupierGame) -> None:
+        super().__init__(game)
+        self._setup = game.setup
+        self._seed: tuple[int, ...] = ()
+        self._node: _Node | None = None
+
+    def current_player(self) -> int:
+        node = self._node
+        return pyspiel.PlayerId.CHANCE if node is None else node.player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        node = self._node
+        if node is None or player != node.player:
+            return []
+        return sorted(node.legal())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(_CHANCE)
+
+    def _apply_action(self, action: int) -> None:
+        setup = self._setup
+        node = self._node
+        if node is None:
+            self._seed = self._seed + (int(action),)
+            if len(self._seed) == SEED_NODES:
+                seed = bytes(self._seed).hex()
+                state = setup.engine.new_game(setup.players, setup.options, seed)
+                totals = tuple(float(t) for t in setup.engine.result(state).totals)
+                self._node = _Node(setup, state, ((),) * setup.players, totals,
+                                   (0.0,) * setup.players)
+            return
+        move = node.legal()[int(action)]
+        engine, seat = setup.engine, node.player
+        state = engine.apply(node.state, seat, move)
+        records = tuple(
+            seen + (f"{seat}:{engine.redact(node.state, seat, move, observer)}",)
+            for observer, seen in enumerate(node.records)
+        )
+        totals = tuple(float(t) for t in engine.result(state).totals)
+        rewards = tuple(t - old for t, old in zip(totals, node.totals, strict=True))
+        self._node = _Node(setup, state, records, totals, rewards)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"seed byte {action}"
+        return self._setup.codec.action_name(int(action), self._setup.players, self._setup.options)
+
+    def is_terminal(self) -> bool:
+        return self._node is not None and self._node.over
+
+    def returns(self) -> list[float]:
+        node = self._node
+        return [0.0] * self._setup.players if node is None else list(node.totals)
+
+    def rewards(self) -> list[float]:
+        node = self._node
+        return [0.0] * self._setup.players if node is None else list(node.rewards)
+
+    def resample_from_infostate(self, player: int, probability_sampler: Any) -> CroupierState:
+        """A state with `player`'s information and the hidden cards dealt anew by the
+        engine's `sample` (its randomness drawn from `probability_sampler`)."""
+        node = self._node
+        if node is None:
+            return self.clone()
+        setup = self._setup
+        rng = random.Random(int(probability_sampler() * 2**53))
+        view = setup.engine.view(node.state, player)
+        other = setup.engine.sample(view, rng)
+        clone = self.get_game().new_initial_state()
+        clone._seed = self._seed
+        clone._node = _Node(setup, other, node.records, node.totals, node.rewards)
+        return clone
+
+    def view(self, player: int | None) -> Any:
+        """The engine's view message of `player` (None: a spectator); None while dealing."""
+        node = self._node
+        return None if node is None else self._setup.engine.view(node.state, player)
+
+    def __str__(self) -> str:
+        node = self._node
+        if node is None:
+            return f"dealing: seed bytes {list(self._seed)}"
+        views = (self.view(p) for p in range(self._setup.players))
+        return "\n".join(text_format.MessageToString(v, as_one_line=True) for v in views)
+
+
+class CroupierObserver:
+    """OpenSpiel's observer: the codec's features of the player's view (or the spectator's
+    view for a public-only observation type), and the view as text."""
+
+    def __init__(self, setup: _Setup, iig_obs_type: Any) -> None:
+        self.setup = setup
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.public_only = bool(
+            iig_obs_type is not None
+            and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        )
+        self.tensor = np.zeros(int(np.prod(setup.shape)), dtype=np.float32)
+        self.dict = {"observation": self.tensor.reshape(setup.shape)}
+
+    def _view(self, state: CroupierState, player: int) -> Any:
+        return state.view(None if self.public_only else player)
+
+    def set_from(self, state: CroupierState, player: int) -> None:
+        view = self._view(state, player)
+        if view is None:
+            self.tensor.fill(0.0)
+            return
+        setup = self.setup
+        self.tensor[:] = setup.codec.observe(view, setup.players, setup.options).ravel()
+
+    def string_from(self, state: CroupierState, player: int) -> str:
+        view = self._view(state, player)
+        if view is None:
+            return "dealing"
+        text = text_format.MessageToString(view, as_one_line=True)
+        node = state._node
+        if self.perfect_recall and node is not None and not self.public_only:
+            return text + "\nseen: " + " | ".join(node.records[player])
+        return text
+
+
+class CroupierGame(pyspiel.Game):
+    """One Croupier game for the parameters given (players and the engine's options)."""
+
+    game_name = ""  # set per registered subclass
+    game_type: Any = None
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        name = self.game_name
+        players = params.pop("players", None)
+        engine, n, options = episode_setup(name, players, params)
+        self.setup = _Setup.get(name, n, options)
+        deals = _deals_bound(name, n, options)
+        bound = _DEAL_UTILITY.get(name, _DEFAULT_DEAL_UTILITY) * deals
+        if name == "dos":
+            bound += options["target"]
+        zero_sum = name in ZERO_SUM
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.setup.num_actions,
+            max_chance_outcomes=SEED_OUTCOMES,
+            num_players=n,
+            min_utility=-bound if zero_sum or name != "dos" else 0.0,
+            max_utility=bound,
+            utility_sum=0.0 if zero_sum else None,
+            max_game_length=_deal_length(name, options) * deals,
+        )
+        super().__init__(self.game_type, info, {"players": n, **options})
+
+    def new_initial_state(self) -> CroupierState:
+        return CroupierState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> CroupierObserver:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        return CroupierObserver(self.setup, iig_obs_type)
+
+
+def _register(name: str) -> type[CroupierGame]:
+    engine = get_game(name)
+    defaults: dict[str, Any] = {spec.name: spec.default for spec in engine.info.options}
+    defaults.update(ONE_DEAL.get(name, {}))
+    zero_sum = name in ZERO_SUM
+    game_type = pyspiel.GameType(
+        short_name=f"croupier_{name}",
+        long_name=f"Croupier {engine.info.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=(pyspiel.GameType.Utility.ZERO_SUM if zero_sum
+                 else pyspiel.GameType.Utility.GENERAL_SUM),
+        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        max_num_players=engine.info.max_players,
+        min_num_players=engine.info.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": engine.info.min_players, **defaults},
+    )
+    cls = type(f"Croupier{engine.info.title.replace(' ', '')}Game", (CroupierGame,),
+               {"game_name": name, "game_type": game_type})
+    pyspiel.register_game(game_type, cls)
+    return cls
+
+
+def _registered() -> set[str]:
+    return {t.short_name for t in pyspiel.registered_games()}
+
+
+GAMES: dict[str, type[CroupierGame]] = {}
+for _name in ENGINES:
+    if f"croupier_{_name}" not in _registered():
+        GAMES[_name] = _register(_name)
+
+
+def load(game: str, players: int | None = None, **options: Any) -> pyspiel.Game:
+    """`pyspiel.load_game("croupier_<game>", ...)` with the player count and options."""
+    params: dict[str, Any] = dict(options)
+    if players is not None:
+        params["players"] = players
+    return pyspiel.load_game(f"croupier_{game}", params)

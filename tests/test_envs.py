@@ -1,0 +1,210 @@
+"""The research environments over every game that has a codec: PettingZoo's own api_test and
+seed_test, OpenSpiel's random_sim_test (with serialization) and its ISMCTS bot, and what
+the environments promise beyond those suites (rewards are the engine's scores, a seed deals
+what a table with that seed deals, bad actions change nothing).
+
+Games whose codec (engines/envs/<game>.py) is not there yet are skipped, so each codec is
+tested here as soon as it lands. Episodes are one-deal matches, to keep this fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from engines.envs.aec import env
+from engines.registry import ENGINES, get_game
+
+
+def _has_codec(game: str) -> bool:
+    return importlib.util.find_spec(f"engines.envs.{game}") is not None
+
+
+def _cases() -> list[object]:
+    """(game, players) for every player count of every game, skipped without a codec."""
+    out: list[object] = []
+    for game in ENGINES:
+        info = get_game(game).info
+        counts = sorted({info.min_players, (info.min_players + info.max_players) // 2,
+                         info.max_players})
+        marks = [] if _has_codec(game) else [pytest.mark.skip(reason=f"no codec for {game} yet")]
+        out.extend(pytest.param(game, n, id=f"{game}-{n}", marks=marks) for n in counts)
+    return out
+
+
+def _games() -> list[object]:
+    return [
+        pytest.param(g, marks=[] if _has_codec(g) else [pytest.mark.skip(reason="no codec")])
+        for g in ENGINES
+    ]
+
+
+CASES = _cases()
+
+
+# --- PettingZoo ----------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_pettingzoo_api(game: str, players: int) -> None:
+    api_test(env(game, players), num_cycles=300)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_pettingzoo_seed(game: str, players: int) -> None:
+    seed_test(lambda: env(game, players), num_cycles=300)
+
+
+def _random_episode(e: object, rng: random.Random) -> dict[str, float]:
+    """Random legal actions to the end; each agent's summed rewards."""
+    got: dict[str, float] = {}
+    for agent in e.agent_iter():  # type: ignore[attr-defined]
+        obs, reward, terminated, truncated, info = e.last()  # type: ignore[attr-defined]
+        got[agent] = got.get(agent, 0.0) + reward
+        if terminated or truncated:
+            e.step(None)  # type: ignore[attr-defined]
+            continue
+        seat = int(agent.split("_")[1])
+        engine_state = e.state  # type: ignore[attr-defined]
+        assert info["view"] == e.engine.view(engine_state, seat)  # type: ignore[attr-defined]
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) == len(e.engine.legal_moves(engine_state, seat))  # type: ignore[attr-defined]
+        assert seat in e.engine.on_turn(engine_state)  # type: ignore[attr-defined]
+        e.step(int(rng.choice(legal)))  # type: ignore[attr-defined]
+    return got
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_rewards_are_the_engine_scores(game: str, players: int) -> None:
+    e = env(game, players)
+    e.reset(seed=3)
+    got = _random_episode(e, random.Random(3))
+    result = e.engine.result(e.state)
+    assert result.finished
+    assert [got[f"player_{i}"] for i in range(players)] == [float(t) for t in result.totals]
+
+
+@pytest.mark.parametrize("game", _games())
+def test_seed_deals_as_a_table_would(game: str) -> None:
+    e = env(game)
+    e.reset(seed=11)
+    engine = e.engine
+    table = engine.new_game(e.players, e.options, "11")
+    assert engine.encode(e.state) == engine.encode(table)
+    e.reset()
+    first = engine.encode(e.state)
+    e.reset(seed=11)
+    e.reset()
+    assert engine.encode(e.state) == first  # resets after a seed follow from it
+
+
+@pytest.mark.parametrize("game", _games())
+def test_bad_actions_change_nothing(game: str) -> None:
+    e = env(game, render_mode="ansi")
+    e.reset(seed=1)
+    before = e.engine.encode(e.state)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    for action in (illegal, -1, e.num_actions, None):
+        with pytest.raises(ValueError, match="legal|None"):
+            e.step(action)
+    assert e.engine.encode(e.state) == before
+    text = e.render()
+    assert text is not None and "to act" in text
+    for action, move in e.legal_moves().items():
+        assert f"{action}: {move}" in text
+
+
+def test_bad_construction() -> None:
+    with pytest.raises(ValueError, match="unknown game"):
+        env("chess")
+    with pytest.raises(ValueError, match="2 to 4 players"):
+        env("dos", 7)
+    with pytest.raises(ValueError, match="unknown option"):
+        env("dos", 2, {"colour": 1})
+    with pytest.raises(ValueError, match="render_mode"):
+        env("dos", 2, render_mode="video")
+
+
+def test_no_parallel_wrapper_is_faked() -> None:
+    # every game has one seat on turn at a time: aec_to_parallel does not apply
+    e = env("dos", 3)
+    assert e.metadata["is_parallelizable"] is False
+
+
+# --- OpenSpiel -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_openspiel_random_sim(game: str, players: int) -> None:
+    import pyspiel
+
+    from engines.envs.spiel import load
+
+    pyspiel.random_sim_test(load(game, players), num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("game", _games())
+def test_openspiel_resample_keeps_the_information_state(game: str) -> None:
+    import pyspiel
+
+    from engines.envs.spiel import load
+
+    g = load(game)
+    rng = np.random.RandomState(4)
+    state = g.new_initial_state()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    checked = 0
+    while not state.is_terminal() and checked < 30:
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+            continue
+        p = state.current_player()
+        other = state.resample_from_infostate(p, sampler)
+        assert other.information_state_string(p) == state.information_state_string(p)
+        assert other.information_state_tensor(p) == state.information_state_tensor(p)
+        assert other.current_player() == p
+        assert other.legal_actions() == state.legal_actions()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("game", _games())
+def test_openspiel_ismcts_plays_a_whole_deal(game: str) -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from engines.envs.spiel import load
+
+    g = load(game)
+    rng = np.random.RandomState(2)
+    bot = ismcts.ISMCTSBot(g, mcts.RandomRolloutEvaluator(1, rng), 2.0, max_simulations=4,
+                           random_state=rng)
+    state = g.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        decisions += 1
+    assert decisions > 0
+    totals = get_game(game).result(state._node.state).totals  # the engine's own scores
+    assert state.returns() == [float(t) for t in totals]
+
+
+def test_service_does_not_import_the_envs() -> None:
+    code = (
+        "import sys, service.server, service.cli; "
+        "print(sorted(m for m in sys.modules if m.startswith(('engines.envs', 'pettingzoo', "
+        "'pyspiel'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
