@@ -1,12 +1,14 @@
 """A small policy trained through the PettingZoo environment, as proof that the envs are usable.
 
 REINFORCE with a baseline, in plain numpy: a softmax over the masked actions of
-`engines.envs.aec.env`, its logits a linear function of the codec's observation (or of a small
-tanh layer over it, `--hidden H`: the default, which keeps the weights small). The learner takes one seat (rotated over the episodes)
-against opponents playing uniformly over the legal actions, i.e. the built-in `random` level
-(which picks uniformly among the legal moves: the codec maps them one-to-one onto actions).
-The return of an episode is the seat's summed reward (its change of match total, given when
-the deal ends); the advantage is that return less a running mean, scaled by a running spread.
+`engines.envs.aec.env`, its logits a linear function of a small tanh layer over the codec's
+observation (`--hidden H`, the default keeping the weights small; `--hidden 0`: of the
+observation itself). The learner takes one seat (rotated over the episodes) against opponents
+playing uniformly over the legal actions, as the built-in `random` level picks among the legal
+moves (the codec maps them one-to-one onto actions; unlike a table, the AEC env offers no
+out-of-turn moves such as a Dos catch). The return of an episode is the seat's summed reward
+(its change of match total, given when the deal ends); the advantage is that return less a
+running mean, scaled by a running spread.
 
 Then it evaluates the greedy policy (the most probable legal action) against random opponents
 on fresh deals, seats rotated, beside random play in the same seat of the same deals, and prints
