@@ -69,11 +69,12 @@ bots: run-setup
 play: run-setup
 	$(BIN)/croupier play dou_dizhu
 
-# PYTEST_ARGS (make variable or environment) narrows the run, e.g. PYTEST_ARGS=tests/test_x.py
+# PYTEST_ARGS (make variable or environment) narrows the run, e.g. PYTEST_ARGS=tests/test_x.py;
+# the tests run in one process per core, a test file to a process (module fixtures are shared)
 test: setup $(WEB_IF_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .

@@ -37,8 +37,11 @@ def free_port() -> int:
 
 
 def child_env(**extra: str) -> dict[str, str]:
-    """The test's environment without CROUPIER_* settings that could leak in, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
+    """The test's environment without CROUPIER_* settings that could leak in, plus `extra`.
+    COLUMNS and LINES are left out too: a runner's own (pytest-xdist's workers set 80) would
+    win over the size of a pseudo-terminal the child is given."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CROUPIER_") and k not in ("COLUMNS", "LINES")}
     env.update(extra)
     return env
 
