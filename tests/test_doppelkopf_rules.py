@@ -519,3 +519,16 @@ def test_duel_samples_keep_the_people_apart() -> None:
     for _ in range(40):
         g = GAME.sample(v, rng)
         assert _duel_ok(g.dealt) and GAME.view(g, 1) == v
+
+
+def test_the_card_move_cache_is_bounded_and_starts_afresh_past_its_bound() -> None:
+    """A bot process meets new hands for as long as it lives: the cache may not keep them all."""
+    from engines.doppelkopf import game as dk
+
+    dk._CARD_CACHE.clear()
+    largest = 0
+    for mask in range(1, dk.CARD_CACHE_SIZE + 10):
+        moves = dk._card_moves(mask)
+        assert len(moves) == bin(mask).count("1")  # one move per kind present
+        largest = max(largest, len(dk._CARD_CACHE))
+    assert largest == dk.CARD_CACHE_SIZE and 0 < len(dk._CARD_CACHE) <= dk.CARD_CACHE_SIZE

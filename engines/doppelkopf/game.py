@@ -515,6 +515,10 @@ def _acting(s: DoppelkopfState) -> frozenset[int]:
     return frozenset(x for x in range(PLAYERS) if x == turn or (extra >> x) & 1)
 
 
+# the card moves of a presence mask of playable kinds; a bot process meets new hands for as
+# long as it lives, so the cache starts afresh when full (a lookup stays one dict.get); 2**16
+# masks hold a few MB
+CARD_CACHE_SIZE = 1 << 16
 _CARD_CACHE: dict[int, tuple[Move, ...]] = {}
 
 
@@ -522,6 +526,8 @@ def _card_moves(mask: int) -> tuple[Move, ...]:
     moves = _CARD_CACHE.get(mask)
     if moves is None:
         moves = tuple(CARD_MOVES[k] for k in kinds_of(mask))
+        if len(_CARD_CACHE) >= CARD_CACHE_SIZE:
+            _CARD_CACHE.clear()
         _CARD_CACHE[mask] = moves
     return moves
 
