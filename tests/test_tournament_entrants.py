@@ -346,3 +346,13 @@ def test_replays_leave_the_tables_own_options_out() -> None:
     from service.tables import TABLE_OPTIONS
 
     assert set(TABLE_OPTIONS) <= records.TABLE_OPTIONS
+
+
+@pytest.mark.parametrize(("text", "level"), [("hard,hardd", "hard"), ("hard,medum", "medium"),
+                                             ("random,heuristik", "heuristic")])
+def test_a_mistyped_level_is_refused_with_the_level_it_resembles(text: str, level: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        entrants.parse(text)
+    assert f"did you mean {level}?" in str(caught.value) and "ext:" in str(caught.value)
+    name = text.split(",")[1]
+    assert entrants.parse(text.replace(name, f"ext:{name}"))[1] == name  # spelled out: allowed

@@ -10,6 +10,7 @@ explicitly; a plain name that is not a level means the same. Names are stored pl
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from croupier.v1 import croupier_pb2 as pb
@@ -38,6 +39,11 @@ def parse_one(text: str) -> str:
     if outside and name in LEVELS:
         raise ValueError(f"{item!r}: {name} is a built-in level, an outside entrant cannot "
                          f"be named like one (write {name} for the level)")
+    near = difflib.get_close_matches(name, LEVELS, n=1, cutoff=0.75)
+    if not outside and name not in LEVELS and near:
+        # a mistyped level would make tables that wait for a program nobody runs
+        raise ValueError(f"{item!r} is no built-in level: did you mean {near[0]}? (write "
+                         f"{PREFIX}{name} for an outside entrant of that name)")
     return name
 
 
