@@ -4,11 +4,13 @@
   dir, free loopback port, ready when its health service says SERVING). Tests sharing it must
   create their own tables and not stop it.
 - `client`: a `tests.support.Client` connected to that server, closed after the test.
+- `browser`: one Chromium per test module (Playwright), for the browser tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -27,3 +29,18 @@ def client(server: ServerProcess) -> Iterator[Client]:
     c = Client(server.address)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium per test module, for the browser tests (tests/web_table_support)."""
+    from playwright import sync_api
+
+    from tests.web_table_support import ARTIFACTS, launch
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+

@@ -10,14 +10,12 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-import redis
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 from openskill.models import PlackettLuce
@@ -27,28 +25,14 @@ from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
 from tests.support import Client, ServerProcess, rpc_code
+from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
 
 C = grpc.StatusCode
-REDIS_URL = "redis://127.0.0.1:6379/0"
 TABLES_KEY = "ladder-tables-key-0123456789abcdef"
 BOTS_KEY = "ladder-bots-key-0123456789abcdefgh"
 LEVELS3 = ("random", "heuristic", "easy")
 
 pytestmark = pytest.mark.e2e
-
-
-def redis_prefix() -> str:
-    return f"croupier-test:{uuid.uuid4().hex}:"
-
-
-def redis_cleanup(prefix: str) -> None:
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        keys = list(conn.scan_iter(match=f"{prefix}*", count=500))
-        if keys:
-            conn.delete(*keys)
-    finally:
-        conn.close()
 
 
 # --- the stores -------------------------------------------------------------------------
@@ -185,13 +169,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(db=tmp_path_factory.mktemp("ladder") / "ladder.db").start()
     yield proc
     proc.stop()
-
-
-@pytest.fixture
-def client(server: ServerProcess) -> Iterator[Client]:
-    c = Client(server.address)
-    yield c
-    c.close()
 
 
 def rate(client: Client, ladder: str, match_id: str, tables: Sequence[str],

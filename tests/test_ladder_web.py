@@ -10,7 +10,11 @@ import pytest
 
 from tests.support import Client, ServerProcess, free_port
 from tests.test_ladder import bot_table, played, rate, standings
-from tests.web_table_support import ARTIFACTS, launch, skip_without_browser, watched_page
+from tests.web_table_support import (
+    ARTIFACTS,
+    skip_without_browser,
+    watched_page,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -36,15 +40,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         client.close()
     yield proc
     proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])

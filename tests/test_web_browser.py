@@ -290,6 +290,10 @@ def test_the_lobby_pages_through_older_tables_and_filters(
         assert len(shown) == 20
         page.click("#page-older")
         number += 1
+        # the page number may show before the older page's cards do (a loaded machine)
+        page.wait_for_function(
+            "first => document.querySelector('#tables .table-card')?.dataset.table !== first",
+            arg=shown[0])
     assert number >= 2
     assert seen == expected
     assert page.locator("#page-newer").is_enabled()

@@ -24,7 +24,6 @@ from tests.web_table_support import (
     Watched,
     deck,
     hand_in_reach,
-    launch,
     move_cards,
     no_horizontal_scroll,
     skip_without_browser,
@@ -69,15 +68,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     yield server
     bots.stop()
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None:

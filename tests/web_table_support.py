@@ -56,6 +56,7 @@ def launch(p: Any) -> Browser:
     return p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
 
 
+
 @dataclass
 class Watched:
     """A page and everything that went wrong in it: uncaught errors, console errors (a missing
