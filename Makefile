@@ -2,16 +2,10 @@
 # from the lock (uv.lock: every package pinned with its hashes) and generate the gRPC code
 # first. Running installs the package with its `server` extra; the test, lint and bench targets
 # add the `dev` extra (test tools, rlcard, OpenSpiel, Playwright, ...) on top, in either order.
-# uv itself is pinned by version and hashes below (and in the lock, as a dev tool).
+# uv itself is pinned by version and hashes in requirements-uv.txt.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-UV_VERSION := 0.13.9
-UV_HASHES := \
-	--hash=sha256:d7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19 \
-	--hash=sha256:5435c5ce14a56431208ca0996416d310f1598e8c2c8ba707688985a16bb82dbe \
-	--hash=sha256:66c512266d633bef48384a1f53003f41f2a8e7b36fe6e7fbfd3e0fd52d96fa63 \
-	--hash=sha256:c16ed11e013557536b3e60065f1b912f6407bd6518e041b961e23ef9e6b4fbf5
 # --frozen: install exactly the lock, never re-resolve; --inexact: keep what the other extra
 # installed; the package builds without isolation, from the lock's `build` group
 UV_SYNC := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(BIN)/uv sync --frozen --inexact --quiet
@@ -35,9 +29,10 @@ setup: $(DEV_INSTALLED) $(GENERATED)
 # for running it: the runtime and the generated code only
 run-setup: $(INSTALLED) $(GENERATED)
 
-$(BIN)/uv:
+$(BIN)/uv: requirements-uv.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	echo 'uv==$(UV_VERSION) $(UV_HASHES)' | $(BIN)/pip install -q --disable-pip-version-check --require-hashes -r /dev/stdin
+	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r requirements-uv.txt
+	touch $@
 
 $(INSTALLED): pyproject.toml uv.lock setup.py $(BIN)/uv
 	$(UV_SYNC) --extra server --no-install-project
@@ -54,6 +49,7 @@ gen: $(GENERATED)
 
 $(GENERATED): $(INSTALLED) $(PROTOS)
 	$(BIN)/python -c 'import runpy; runpy.run_path("setup.py", run_name="generate")'
+	touch $@
 
 lock: $(BIN)/uv
 	UV_PYTHON_DOWNLOADS=never $(BIN)/uv lock $(LOCK_ARGS)
