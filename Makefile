@@ -1,10 +1,14 @@
-# Everything a fresh clone needs: `make run` and `make test` set up the virtualenv,
-# install, and generate the gRPC code first. Running installs the package alone (`.`); the
-# test, lint and bench targets add its dev extra (`.[dev]`: test tools, rlcard, OpenSpiel,
-# Playwright, ...) on top, in whichever order they come.
+# Everything a fresh clone needs: `make run` and `make test` set up the virtualenv, install
+# from the lock (uv.lock: every package pinned with its hashes) and generate the gRPC code
+# first. Running installs the package with its `server` extra; the test, lint and bench targets
+# add the `dev` extra (test tools, rlcard, OpenSpiel, Playwright, ...) on top, in either order.
+# uv itself is pinned by version and hashes in requirements-uv.txt.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# --frozen: install exactly the lock, never re-resolve; --inexact: keep what the other extra
+# installed; the package builds without isolation, from the lock's `build` group
+UV_SYNC := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(BIN)/uv sync --frozen --inexact --quiet
 INSTALLED := $(VENV)/.installed
 DEV_INSTALLED := $(VENV)/.installed-dev
 GENERATED := gen/.generated
@@ -13,8 +17,11 @@ PROTOS := $(wildcard protos/croupier/v1/*.proto)
 WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
 WEB_DIST := web/dist/index.html
 WEB_SRC := $(shell find web/src -path web/src/gen -prune -o -type f -print 2>/dev/null)
+# `make lock` moves every pin to the newest release pyproject.toml allows;
+# `make lock LOCK_ARGS=` only follows pyproject.toml's changes and keeps the other pins
+LOCK_ARGS ?= --upgrade
 
-.PHONY: setup run-setup gen web run serve bots play test lint bench soak clean
+.PHONY: setup run-setup gen web run serve bots play test test-latest lint lock bench soak clean
 
 # for working on croupier: the runtime, the dev tools and the generated code
 setup: $(DEV_INSTALLED) $(GENERATED)
@@ -22,24 +29,30 @@ setup: $(DEV_INSTALLED) $(GENERATED)
 # for running it: the runtime and the generated code only
 run-setup: $(INSTALLED) $(GENERATED)
 
-$(INSTALLED): pyproject.toml
+$(BIN)/uv: requirements-uv.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
-	echo "$(CURDIR)/gen" > "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/croupier_gen.pth"
+	$(BIN)/pip install -q --disable-pip-version-check --require-hashes -r requirements-uv.txt
+	touch $@
+
+$(INSTALLED): pyproject.toml uv.lock setup.py $(BIN)/uv
+	$(UV_SYNC) --extra server --no-install-project
+	$(UV_SYNC) --extra server
 	touch $@
 
 $(DEV_INSTALLED): $(INSTALLED)
-	$(BIN)/pip install -q -e '.[dev]'
+	$(UV_SYNC) --extra dev --no-install-project
+	$(UV_SYNC) --extra dev
 	touch $@
 
+# the install generated gen/ (setup.py); this brings it up to date after a .proto changes
 gen: $(GENERATED)
 
 $(GENERATED): $(INSTALLED) $(PROTOS)
-	rm -rf gen && mkdir -p gen
-	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=gen --grpc_python_out=gen --pyi_out=gen $(PROTOS)
-	touch gen/croupier/__init__.py gen/croupier/v1/__init__.py
+	$(BIN)/python -c 'import runpy; runpy.run_path("setup.py", run_name="generate")'
 	touch $@
+
+lock: $(BIN)/uv
+	UV_PYTHON_DOWNLOADS=never $(BIN)/uv lock $(LOCK_ARGS)
 
 # The browser client: Preact components in TypeScript over the API types generated from
 # protos/ by protoc-gen-es (the same protoc as the Python code), type-checked and bundled by
@@ -76,6 +89,13 @@ test: setup $(WEB_IF_NPM)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
+# the suite against the newest releases pyproject.toml allows, not the lock: what the next
+# `make lock` would bring (in its own virtualenv; not part of CI)
+test-latest:
+	rm -rf .venv-latest && $(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/pip install -q -e '.[dev]'
+	.venv-latest/bin/python -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
+
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
@@ -96,4 +116,4 @@ soak: run-setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--se
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 clean:
-	rm -rf $(VENV) gen var .pytest_cache .hypothesis web/node_modules web/dist web/src/gen
+	rm -rf $(VENV) .venv-latest gen var .pytest_cache .hypothesis web/node_modules web/dist web/src/gen

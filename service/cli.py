@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import importlib.util
 import signal
 import socket
 import subprocess
@@ -447,6 +448,13 @@ def _stop_children(children: dict[str, subprocess.Popen[bytes]], log: Any) -> No
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if importlib.util.find_spec("grpc") is None:  # installed for the engines alone
+        print(
+            "croupier: the commands need the package's server extra: "
+            "pip install 'croupier[server]' (or make run in a checkout)",
+            file=sys.stderr,
+        )
+        return 2
     if argv and argv[0] in DISPATCH:
         return _dispatch(argv[0], argv[1:])
     args = build_parser().parse_args(argv)

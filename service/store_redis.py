@@ -45,7 +45,7 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -219,7 +219,10 @@ def parse_url(url: str) -> tuple[str, str, float]:
     if retention < 0:
         raise ValueError("retention may not be negative")
     rest = urlencode({k: v[-1] for k, v in query.items()})
-    return urlunsplit(parts._replace(query=rest)), prefix, retention
+    # written out rather than urlunsplit, which drops the // of a URL without a host
+    # (unix:///path -> unix:/path), a form redis-py 8 refuses
+    url = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
+    return url, prefix, retention
 
 
 @contextlib.contextmanager

@@ -123,8 +123,10 @@ def test_dockerfile_is_multi_stage_non_root_without_compilers() -> None:
     user = re.search(r"^USER (\S+)", final, flags=re.M)
     assert user is not None and user.group(1).split(":")[0] not in ("root", "0")
     assert re.search(r'^ENTRYPOINT \["croupier"\]', final, flags=re.M)
-    # the build stage generates the gRPC code the package imports (built, not copied in)
-    assert "grpc_tools.protoc" in stages[0]
+    # the build stage installs from the lock, and the build generates the gRPC code the package
+    # imports (setup.py: built, not copied in)
+    assert "uv sync --frozen" in stages[0] and "--require-hashes" in stages[0]
+    assert "setup.py" in stages[0] and "grpc_tools" in (REPO / "setup.py").read_text()
     for copied in re.findall(r"^COPY (?!--)(\S+)", text, flags=re.M):
         assert (REPO / copied).exists(), f"the Dockerfile copies {copied}, which is missing"
 

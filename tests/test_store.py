@@ -1001,6 +1001,13 @@ def test_redis_urls() -> None:
     )
     with pytest.raises(ValueError, match="retention"):
         parse_url("redis://h/0?retention=soon")
+    # a socket path keeps its //, which redis-py's own parser (8.x) insists on
+    url, prefix, _ = parse_url("unix:///run/redis.sock?db=3&prefix=s:")
+    assert (url, prefix) == ("unix:///run/redis.sock?db=3", "s:")
+    from redis.connection import parse_url as redis_parse_url
+
+    assert redis_parse_url(url)["path"] == "/run/redis.sock"
+    assert redis_parse_url(parse_url("rediss://:pw@h:1/0?prefix=p:")[0])["password"] == "pw"
     store = open_store(f"{REDIS_URL}?prefix=x:")
     assert isinstance(store, RedisStore) and store.prefix == "x:"
     run(store.close())
