@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import os
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bots.masking import masked
 from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
 
 # subcommand -> (module, function, help); each function takes argv and returns an exit code
@@ -33,6 +35,11 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
 }
 
 
+def _shown(setting: str) -> str:
+    """A setting as --help may show it: credentials masked, argparse's '%' escaped."""
+    return masked(setting).replace("%", "%%")
+
+
 def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None:
     parser.add_argument(
         "--listen",
@@ -44,7 +51,8 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         default=defaults.store,
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
         "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
-        "lost on exit) (env CROUPIER_STORE; default %(default)s)",
+        "lost on exit); a password in it is never logged nor shown (env CROUPIER_STORE; "
+        f"default {_shown(defaults.store)})",
     )
     parser.add_argument(
         "--cors-origins",
@@ -365,8 +373,6 @@ def _run(args: argparse.Namespace) -> int:
             "serve",
             "--listen",
             args.listen,
-            "--store",
-            args.store,
             "--log-level",
             args.log_level,
             "--web-listen",
@@ -378,6 +384,9 @@ def _run(args: argparse.Namespace) -> int:
         # a session of its own: Ctrl-C at the terminal reaches only this process, which stops
         # the children in order (bots first, so they give their seats back to a live server)
         start_new_session=True,
+        # the store through the environment, not argv, which any local user may read (ps):
+        # its URL may hold a password
+        env={**os.environ, "CROUPIER_STORE": args.store},
     )
     code = 0
     try:
@@ -403,7 +412,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
         hint = f"in another terminal: {game_hint}"
-        log.info("running", listen=args.listen, store=args.store, web_listen=args.web_listen,
+        log.info("running", listen=args.listen, store=masked(args.store),
+                 web_listen=args.web_listen,
                  how_to_play=hint)
         # also on stdout, whatever the log level, once both ports listen: this is what a
         # person at the terminal needs (the console then stays quiet: no line per call)

@@ -27,6 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from bots.masking import masked
 from engines.contract import Game
 from service import ladder, metrics, views
 from service.limits import Guard, Limits, SharedCounts, client_key
@@ -850,7 +851,8 @@ async def serve(
     # process: out of the collector's sight, full collections stop walking it on every round
     gc.freeze()
     left = running.tables.abandon
-    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen,
+    slog.info("serving", listen=masked(address), store=masked(store_url),
+              metrics_port=metrics_port, web=masked(web_listen),
               abandon_waiting_s=left.waiting_seconds, abandon_playing_s=left.playing_seconds)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
