@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import os
+import select
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,8 @@ from typing import Any
 
 from bots.masking import masked
 from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
+
+READY = b"ready\n"  # what a server child of `croupier run` writes once its ports listen
 
 # subcommand -> (module, function, help); each function takes argv and returns an exit code
 DISPATCH: dict[str, tuple[str, str, str]] = {
@@ -134,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
         "client; empty = off (env CROUPIER_WEB_LISTEN; `croupier run` uses "
         f"{DEFAULT_WEB_LISTEN})",
     )
+    # `croupier run`'s pipe: "ready" is written there once every port listens (hidden)
+    serve.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)
     serve.add_argument(
         "--web-root",
         default=defaults.web_root,
@@ -294,6 +299,7 @@ def _serve(args: argparse.Namespace) -> int:
                 tls,
                 poll_seconds=args.poll_seconds,
                 abandon=abandon,
+                ready=_reporter(args.ready_fd),
             )
         )
     except AddressInUse as e:
@@ -310,42 +316,42 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reporter(fd: int) -> Callable[[], None] | None:
+    """What tells `croupier run` that this server listens: "ready" on its pipe, then closed."""
+    if fd < 0:
+        return None
+
+    def report() -> None:
+        with contextlib.suppress(OSError):  # the parent gone: nobody to tell
+            os.write(fd, READY)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    return report
+
+
 def _origins(text: str) -> list[str]:
     return [o.strip() for o in text.split(",") if o.strip()]
 
 
-def _wait_ready(
-    address: str, child: subprocess.Popen[bytes], web: str = "", timeout: float = 30.0
-) -> bool:
-    """Polls the health service until the server says SERVING and, with `web`, until the web
-    port takes connections: False if the server died or the time ran out first."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
+def _wait_ready(pipe: int, child: subprocess.Popen[bytes], stopping: Callable[[], bool],
+                timeout: float = 30.0) -> bool:
+    """Waits for the server child to say on `pipe` that its own ports listen: False if it
+    exited (its reason, e.g. a port in use, is on stderr), the time ran out, or a signal came
+    first. Only the child's word counts: another server answering on the same address (a
+    second `croupier run`) must not pass for this one."""
     deadline = time.monotonic() + timeout
-    serving = False
-    with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline and child.poll() is None:
-            if not serving:
-                try:
-                    reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
-                except grpc.RpcError:
-                    pass
-            if serving and (not web or _takes_connections(web)):
-                return True
-            time.sleep(0.1)
+    told = b""
+    while time.monotonic() < deadline and not stopping():
+        readable, _, _ = select.select([pipe], [], [], 0.2)
+        if readable:
+            chunk = os.read(pipe, 64)
+            if not chunk:  # the child closed it: exited, or ready said already
+                return told == READY and child.poll() is None
+            told += chunk
+            if told == READY:
+                return child.poll() is None
     return False
-
-
-def _takes_connections(address: str) -> bool:
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0):
-            return True
-    except (OSError, ValueError):
-        return False
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -367,6 +373,7 @@ def _run(args: argparse.Namespace) -> int:
 
     address = client_address(args.listen)
     children: dict[str, subprocess.Popen[bytes]] = {}
+    ready_pipe, ready_end = os.pipe()
     children["server"] = subprocess.Popen(
         [
             *me,
@@ -379,8 +386,11 @@ def _run(args: argparse.Namespace) -> int:
             args.web_listen,
             "--cors-origins",
             args.cors_origins,
+            "--ready-fd",
+            str(ready_end),
             *log_file,
         ],
+        pass_fds=(ready_end,),
         # a session of its own: Ctrl-C at the terminal reaches only this process, which stops
         # the children in order (bots first, so they give their seats back to a live server)
         start_new_session=True,
@@ -388,10 +398,15 @@ def _run(args: argparse.Namespace) -> int:
         # its URL may hold a password
         env={**os.environ, "CROUPIER_STORE": args.store},
     )
+    os.close(ready_end)  # the child's now: EOF here once it exits
     code = 0
     try:
         web = client_address(args.web_listen) if args.web_listen else ""
-        if not _wait_ready(address, children["server"], web):
+        ready = _wait_ready(ready_pipe, children["server"], lambda: stopping)
+        os.close(ready_pipe)
+        if not ready:
+            if stopping:  # Ctrl-C while it started
+                return 0
             log.error("server_did_not_start", listen=args.listen, web_listen=args.web_listen)
             return 1
         children["bots"] = subprocess.Popen(
