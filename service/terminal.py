@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from bots.channel import add_tls_flags, check_tls_files, credentials
+from bots.channel import add_tls_flags
 from bots.resend import resend
 from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
@@ -41,6 +41,7 @@ from service.render import (  # noqa: F401  (generic_lines re-exported)
     signed,
 )
 from service.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
+from service.server_address import flags_problem, not_answering, open_channel
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0
@@ -123,7 +124,8 @@ def numbered(moves: Iterable[str], width: int) -> list[str]:
 def connect(
     server: str, tls_ca: str = "", tls_cert: str = "", tls_key: str = ""
 ) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    """A channel (TLS when a CA is given) whose threads never take Ctrl-C.
+    """A channel to `server` (host:port, http:// or https://; TLS with a CA or https) whose
+    threads never take Ctrl-C. ValueError for an address that is none of those.
 
     gRPC starts its threads with the channel. A process-wide SIGINT may be delivered to any
     thread that does not block it; when one of gRPC's got it, the main thread stayed asleep in
@@ -133,11 +135,7 @@ def connect(
     main = threading.current_thread() is threading.main_thread()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
-        if tls_ca:
-            creds = credentials(tls_ca, tls_cert, tls_key)
-            channel = grpc.secure_channel(server, creds, options=CHANNEL_OPTIONS)
-        else:
-            channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
+        channel = open_channel(server, tls_ca, tls_cert, tls_key, CHANNEL_OPTIONS)
     finally:
         if before is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
@@ -145,11 +143,19 @@ def connect(
 
 
 def _connect(args: argparse.Namespace) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    """`connect` for a command line: a bad address or TLS file exits 2, and no server
+    answering within about two seconds exits 1, each with a line that says why."""
+    problem = flags_problem(args.server, args.tls_ca, args.tls_cert, args.tls_key)
     if problem:
         print(f"croupier: {problem}", file=sys.stderr)
         raise SystemExit(2)
-    return connect(args.server, args.tls_ca, args.tls_cert, args.tls_key)
+    channel, stub = connect(args.server, args.tls_ca, args.tls_cert, args.tls_key)
+    silent = not_answering(channel, args.server, args.tls_ca)
+    if silent:
+        channel.close()
+        print(f"croupier: {silent}", file=sys.stderr)
+        raise SystemExit(1)
+    return channel, stub
 
 
 def retrying_stream(
@@ -624,7 +630,8 @@ def _server_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
         default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
-        help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
+        help="server address host:port (http://host:port too; https://host:port for TLS) "
+        "(env CROUPIER_SERVER; default %(default)s)",
     )
     add_tls_flags(parser)
 
