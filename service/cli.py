@@ -10,11 +10,13 @@ import contextlib
 import importlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bots.masking import masked
@@ -423,7 +425,7 @@ def _run(args: argparse.Namespace) -> int:
             ],
             start_new_session=True,
         )
-        game_hint = "croupier play dou_dizhu"
+        game_hint = f"{croupier_command()} play dou_dizhu"
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
         hint = f"in another terminal: {game_hint}"
@@ -453,6 +455,22 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         _stop_children(children, log)
     return code
+
+
+def croupier_command() -> str:
+    """How a person at this terminal runs `croupier`: the bare name when it is the one on
+    their PATH, else the path of the script installed beside this Python (`.venv/bin/croupier`
+    after `make run`, which does not activate the virtualenv)."""
+    script = Path(sys.executable).parent / "croupier"
+    if not script.exists():
+        return "croupier"
+    found = shutil.which("croupier")
+    if found and Path(found).resolve() == script.resolve():
+        return "croupier"
+    try:
+        return str(script.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(script.absolute())
 
 
 def _stop_children(children: dict[str, subprocess.Popen[bytes]], log: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -289,6 +290,9 @@ def test_terminal_console_shows_the_tables_not_each_call(tmp_path: Path) -> None
     text = re.sub(r"\x1b\[[0-9;]*m", "", (tmp_path / "console.txt").read_text())
     assert child.exitstatus == 0, text[-3000:]
     assert "Croupier is serving on" in text
+    # the banner's command runs as written: `croupier` if it is on the PATH, else its path
+    [command] = re.findall(r"in another terminal: (\S+) play dou_dizhu", text)
+    assert shutil.which(command, path=child_env()["PATH"]) or (REPO / command).is_file(), command
     assert re.search(rf"table_created .*table={table_id}", text), text
     for detail in ("rpc", "decision", "seat_claimed"):
         assert not re.search(rf"\] {detail} ", text), f"{detail} lines on the console:\n{text}"
