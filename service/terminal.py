@@ -276,9 +276,12 @@ class Player:
             self.prompt_open = False
         self.console.print(Text(text, style=style or ""))
 
-    def prompt(self, moves: list[str]) -> None:
-        span = "#1" if len(moves) == 1 else f"#1-#{len(moves)}"
-        self.console.print(Text(f"Your move ({span} or notation, ? to list): "), end="")
+    def prompt(self, moves: list[str], view: croupier_pb2.TableView) -> None:
+        if len(moves) == 1:  # a forced move: Enter plays it
+            ask = f"Enter for {self.label(view, moves[0])}, #1 or notation, ? to list"
+        else:
+            ask = f"#1-#{len(moves)} or notation, ? to list"
+        self.console.print(Text(f"Your move ({ask}): "), end="")
         self.console.file.flush()
         self.prompt_open = True
 
@@ -346,7 +349,7 @@ class Player:
             self.say(self.also_line(view, optional), "dim")
         self.also_shown = tuple(optional)
         if not self.prompt_open:
-            self.prompt(turn)
+            self.prompt(turn, view)
 
     def show_turn(self, view: croupier_pb2.TableView, turn: list[str], optional: list[str]) -> None:
         self.say("")
@@ -407,6 +410,9 @@ class Player:
         if text.casefold() in QUIT_WORDS and not (view and text in view.legal_moves):
             raise Quit(text)
         if not text:
+            turn = self.split(view)[0] if view is not None else []
+            if view is not None and len(turn) == 1 and self.turn_shown is not None:
+                self.send(turn[0], view)  # the prompt offered it: "Enter for <the move>"
             return
         if view is None:
             self.say("Refused: wait a moment, the table is moving on.", "red")
@@ -573,8 +579,11 @@ class Player:
         table = event.view.table
         who = seat_label(table, event.seat, self.seat)
         if event.kind == croupier_pb2.EVENT_KIND_MOVE:
-            self.say(f"{who}: {self.label(event.view, event.move)}",
-                     "bold" if event.seat == self.seat else None)
+            message, renderer = game_view(event.view)
+            if (event.seat == self.seat or message is None
+                    or renderer.news(message, event.move)):
+                self.say(f"{who}: {self.label(event.view, event.move)}",
+                         "bold" if event.seat == self.seat else None)
         elif event.kind == croupier_pb2.EVENT_KIND_JOINED and event.seat != self.seat:
             self.say(f"{who} joined" + (f" as {event.name}" if event.name else ""), "dim")
         elif event.kind == croupier_pb2.EVENT_KIND_LEFT:
@@ -693,6 +702,9 @@ def play_main(argv: list[str] | None = None) -> int:
                                    style="dim"))
                 if info.notation:
                     console.print(Text(f"Notation: {info.notation}", style="dim"))
+                typing = renderer_for(info.name).typing()
+                if typing:
+                    console.print(Text(typing, style="dim"))
                 console.print(Text("Type 'quit' (or press Ctrl-C) to leave the table.",
                                    style="dim"))
                 return player.run()
@@ -789,7 +801,9 @@ def watch_main(argv: list[str] | None = None) -> int:
                 # The full public picture when the stage changes (new deal, phase, landlord),
                 # otherwise one line with what moved: hand sizes, combination to beat, bids.
                 now = stage_of(event.view)
-                if now != stage:
+                if event.view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
+                    pass  # nothing dealt yet: no game picture (it read "deal 1 of 0")
+                elif now != stage:
                     stage = now
                     for line in public_lines(event.view, None):
                         say(f"    {line}", "dim")

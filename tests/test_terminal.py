@@ -52,7 +52,12 @@ def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) -> None:
     typed_numbers: list[str] = []
 
+    entered = []
+
     def answer(prompts: int, listed: str) -> str:
+        if listed.count(")") == 1:  # a forced move: Enter plays it, as the prompt offers
+            entered.append(listed.split(") ", 1)[1].strip())
+            return ""
         # Alternate between "#1" (usually pass) and typing the last listed move in notation
         # (a bid or a real combination), so both ways of answering get exercised; a single
         # card that is a number ("5") is typed bare: it is the move, not list entry 5.
@@ -90,6 +95,10 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     for number in typed_numbers:  # each bare number typed was played as that card
         assert re.search(rf"^seat 0 \(you\): {number}\s*$", text, re.MULTILINE), number
     assert text.count("Refused:") == 1  # the malformed move alone
+    # each forced move was offered for Enter, and Enter played it (else no "(you)" line came)
+    assert entered, "no forced move in the deal"
+    for move in set(entered):
+        assert f"Your move (Enter for {move}, #1 or notation, ? to list): " in text
 
 
 @pytest.mark.e2e
@@ -105,6 +114,11 @@ def test_watch_prints_every_event_to_the_end(stack: Server) -> None:
     assert len(lines) == len(events)
     assert lines[0].startswith("[v1] created")
     assert lines[-1] == f"[v{events[-1].version}] end: match over"
+    # nothing is dealt while the table waits for its seats: no game picture yet (it read
+    # "deal 1", "Landlord: seat 0 at bid 0"; Doppelkopf's "deal 1 of 0, ; dealer seat 0")
+    every = out.splitlines()
+    second = next(i for i, line in enumerate(every) if line.startswith("[v2]"))
+    assert not [line for line in every[:second] if line.startswith("    ")], every[:second]
     moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
     for event in moves[:5]:
         assert f"[v{event.version}] move: seat {event.seat} (bot): {event.move}" in out
