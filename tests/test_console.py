@@ -291,7 +291,7 @@ def test_terminal_console_shows_the_tables_not_each_call(tmp_path: Path) -> None
     assert child.exitstatus == 0, text[-3000:]
     assert "Croupier is serving on" in text
     # the banner's command runs as written: `croupier` if it is on the PATH, else its path
-    [command] = re.findall(r"in another terminal: (\S+) play dou_dizhu", text)
+    command = re.findall(r"Croupier is serving on \S+ in another terminal: (\S+) play", text)[0]
     assert shutil.which(command, path=child_env()["PATH"]) or (REPO / command).is_file(), command
     assert re.search(rf"table_created .*table={table_id}", text), text
     for detail in ("rpc", "decision", "seat_claimed"):
