@@ -12,7 +12,8 @@ take the same way: one event each, the traceback inside it, never lines of their
 
 Log lines never carry a token or a hidden card: callers log table, seat, version, status and
 moves only as a spectator may see them; as a last guard, fields named like secrets are masked,
-bearer tokens in exception texts too. Tracebacks never show local variables (they may hold
+bearer tokens in exception texts too, and credentials in any URL any field or exception text
+quotes (bots.masking: a store URL's password). Tracebacks never show local variables (they may hold
 states and tokens). Bots may not import `service`; the server uses this through
 `service.logging`.
 """
@@ -35,8 +36,13 @@ from typing import Any
 import orjson
 import structlog
 
+from bots.masking import masked
+
 LEVELS = ("debug", "info", "warning", "error")
-SECRET_KEYS = frozenset({"token", "authorization", "metadata", "hand", "hands", "state", "seed"})
+SECRET_KEYS = frozenset({
+    "token", "authorization", "metadata", "hand", "hands", "state", "seed",
+    "key", "api_key", "password", "secret",
+})
 # once per RPC, bot decision or seat: a terminal shows them at debug only
 DETAIL = frozenset(
     {
@@ -74,13 +80,18 @@ def level_number(name: str) -> int:
 def _drop_secrets(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     for key in SECRET_KEYS & event.keys():
         event[key] = "[redacted]"
+    for key, value in event.items():  # a setting's URL, an error quoting one
+        if isinstance(value, str):
+            event[key] = masked(value)
+        elif isinstance(value, list | tuple) and any(isinstance(v, str) for v in value):
+            event[key] = [masked(v) if isinstance(v, str) else v for v in value]
     return event
 
 
 def scrub(text: str) -> str:
     """An exception's or a library's text without bearer tokens, cut to a readable length."""
     text = _BYTES.sub(lambda m: f"[{len(m.group())} characters of bytes]", text)
-    text = _BEARER.sub(r"\1[redacted]", text)
+    text = masked(_BEARER.sub(r"\1[redacted]", text))
     if len(text) > MAX_EXCEPTION_TEXT:
         text = f"{text[:MAX_EXCEPTION_TEXT]}... ({len(text)} characters)"
     return text
@@ -144,7 +155,7 @@ class _JsonLines:
 def _readable_traceback(sio: Any, exc_info: Any) -> None:
     text = io.StringIO()
     structlog.dev.plain_traceback(text, exc_info)
-    sio.write(_BEARER.sub(r"\1[redacted]", text.getvalue()))
+    sio.write(masked(_BEARER.sub(r"\1[redacted]", text.getvalue())))
 
 
 class _Readable:

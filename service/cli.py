@@ -6,17 +6,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import importlib.util
+import os
+import select
+import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from bots.masking import masked
 from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
+
+READY = b"ready\n"  # what a server child of `croupier run` writes once its ports listen
 
 # subcommand -> (module, function, help); each function takes argv and returns an exit code
 DISPATCH: dict[str, tuple[str, str, str]] = {
@@ -34,6 +41,11 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
 }
 
 
+def _shown(setting: str) -> str:
+    """A setting as --help may show it: credentials masked, argparse's '%' escaped."""
+    return masked(setting).replace("%", "%%")
+
+
 def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None:
     parser.add_argument(
         "--listen",
@@ -45,7 +57,8 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         default=defaults.store,
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
         "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
-        "lost on exit) (env CROUPIER_STORE; default %(default)s)",
+        "lost on exit); a password in it is never logged nor shown (env CROUPIER_STORE; "
+        f"default {_shown(defaults.store)})",
     )
     parser.add_argument(
         "--cors-origins",
@@ -127,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
         "client; empty = off (env CROUPIER_WEB_LISTEN; `croupier run` uses "
         f"{DEFAULT_WEB_LISTEN})",
     )
+    # `croupier run`'s pipe: "ready" is written there once every port listens (hidden)
+    serve.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)
     serve.add_argument(
         "--web-root",
         default=defaults.web_root,
@@ -287,6 +302,7 @@ def _serve(args: argparse.Namespace) -> int:
                 tls,
                 poll_seconds=args.poll_seconds,
                 abandon=abandon,
+                ready=_reporter(args.ready_fd),
             )
         )
     except AddressInUse as e:
@@ -303,42 +319,42 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reporter(fd: int) -> Callable[[], None] | None:
+    """What tells `croupier run` that this server listens: "ready" on its pipe, then closed."""
+    if fd < 0:
+        return None
+
+    def report() -> None:
+        with contextlib.suppress(OSError):  # the parent gone: nobody to tell
+            os.write(fd, READY)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    return report
+
+
 def _origins(text: str) -> list[str]:
     return [o.strip() for o in text.split(",") if o.strip()]
 
 
-def _wait_ready(
-    address: str, child: subprocess.Popen[bytes], web: str = "", timeout: float = 30.0
-) -> bool:
-    """Polls the health service until the server says SERVING and, with `web`, until the web
-    port takes connections: False if the server died or the time ran out first."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
+def _wait_ready(pipe: int, child: subprocess.Popen[bytes], stopping: Callable[[], bool],
+                timeout: float = 30.0) -> bool:
+    """Waits for the server child to say on `pipe` that its own ports listen: False if it
+    exited (its reason, e.g. a port in use, is on stderr), the time ran out, or a signal came
+    first. Only the child's word counts: another server answering on the same address (a
+    second `croupier run`) must not pass for this one."""
     deadline = time.monotonic() + timeout
-    serving = False
-    with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline and child.poll() is None:
-            if not serving:
-                try:
-                    reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
-                except grpc.RpcError:
-                    pass
-            if serving and (not web or _takes_connections(web)):
-                return True
-            time.sleep(0.1)
+    told = b""
+    while time.monotonic() < deadline and not stopping():
+        readable, _, _ = select.select([pipe], [], [], 0.2)
+        if readable:
+            chunk = os.read(pipe, 64)
+            if not chunk:  # the child closed it: exited, or ready said already
+                return told == READY and child.poll() is None
+            told += chunk
+            if told == READY:
+                return child.poll() is None
     return False
-
-
-def _takes_connections(address: str) -> bool:
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0):
-            return True
-    except (OSError, ValueError):
-        return False
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -360,30 +376,40 @@ def _run(args: argparse.Namespace) -> int:
 
     address = client_address(args.listen)
     children: dict[str, subprocess.Popen[bytes]] = {}
+    ready_pipe, ready_end = os.pipe()
     children["server"] = subprocess.Popen(
         [
             *me,
             "serve",
             "--listen",
             args.listen,
-            "--store",
-            args.store,
             "--log-level",
             args.log_level,
             "--web-listen",
             args.web_listen,
             "--cors-origins",
             args.cors_origins,
+            "--ready-fd",
+            str(ready_end),
             *log_file,
         ],
+        pass_fds=(ready_end,),
         # a session of its own: Ctrl-C at the terminal reaches only this process, which stops
         # the children in order (bots first, so they give their seats back to a live server)
         start_new_session=True,
+        # the store through the environment, not argv, which any local user may read (ps):
+        # its URL may hold a password
+        env={**os.environ, "CROUPIER_STORE": args.store},
     )
+    os.close(ready_end)  # the child's now: EOF here once it exits
     code = 0
     try:
         web = client_address(args.web_listen) if args.web_listen else ""
-        if not _wait_ready(address, children["server"], web):
+        ready = _wait_ready(ready_pipe, children["server"], lambda: stopping)
+        os.close(ready_pipe)
+        if not ready:
+            if stopping:  # Ctrl-C while it started
+                return 0
             log.error("server_did_not_start", listen=args.listen, web_listen=args.web_listen)
             return 1
         children["bots"] = subprocess.Popen(
@@ -400,11 +426,12 @@ def _run(args: argparse.Namespace) -> int:
             ],
             start_new_session=True,
         )
-        game_hint = "croupier play dou_dizhu"
+        game_hint = f"{croupier_command()} play dou_dizhu"
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
         hint = f"in another terminal: {game_hint}"
-        log.info("running", listen=args.listen, store=args.store, web_listen=args.web_listen,
+        log.info("running", listen=args.listen, store=masked(args.store),
+                 web_listen=args.web_listen,
                  how_to_play=hint)
         # also on stdout, whatever the log level, once both ports listen: this is what a
         # person at the terminal needs (the console then stays quiet: no line per call)
@@ -429,6 +456,22 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         _stop_children(children, log)
     return code
+
+
+def croupier_command() -> str:
+    """How a person at this terminal runs `croupier`: the bare name when it is the one on
+    their PATH, else the path of the script installed beside this Python (`.venv/bin/croupier`
+    after `make run`, which does not activate the virtualenv)."""
+    script = Path(sys.executable).parent / "croupier"
+    if not script.exists():
+        return "croupier"
+    found = shutil.which("croupier")
+    if found and Path(found).resolve() == script.resolve():
+        return "croupier"
+    try:
+        return str(script.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(script.absolute())
 
 
 def _stop_children(children: dict[str, subprocess.Popen[bytes]], log: Any) -> None:

@@ -14,8 +14,9 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from bots.channel import add_tls_flags, check_tls_files, credentials
+from bots.channel import add_tls_flags
 from service.config import DEFAULT_LISTEN
+from service.server_address import flags_problem, not_answering, open_channel
 
 DEFAULT_SERVER = DEFAULT_LISTEN  # where `croupier watch` looks without --server
 RPC_TIMEOUT = 15.0
@@ -39,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--server",
         default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
-        help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
+        help="server address host:port (http://host:port too; https://host:port for TLS) "
+        "(env CROUPIER_SERVER; default %(default)s)",
     )
     add_tls_flags(p)
     p.add_argument("--game", default="", help="only this game, e.g. dou_dizhu")
@@ -140,15 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     """0 when the server answered (even with no tables), 1 on an error from it, 2 on bad
     flags."""
     args = parser().parse_args(argv)
-    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    problem = flags_problem(args.server, args.tls_ca, args.tls_cert, args.tls_key)
     if problem:
         print(f"croupier tables: {problem}", file=sys.stderr)
         return 2
-    if args.tls_ca:
-        channel = grpc.secure_channel(
-            args.server, credentials(args.tls_ca, args.tls_cert, args.tls_key))
-    else:
-        channel = grpc.insecure_channel(args.server)
+    channel = open_channel(args.server, args.tls_ca, args.tls_cert, args.tls_key)
+    silent = not_answering(channel, args.server, args.tls_ca)
+    if silent:
+        channel.close()
+        print(f"croupier tables: {silent}", file=sys.stderr)
+        return 1
     rows: list[tuple[str, ...]] = []
     more = False
     try:

@@ -27,6 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from bots.masking import masked
 from engines.contract import Game
 from service import ladder, metrics, views
 from service.limits import Guard, Limits, SharedCounts, client_key
@@ -814,11 +815,13 @@ async def serve(
     tls: Tls | None = None,
     poll_seconds: float = 1.0,
     abandon: Abandon | None = None,
+    ready: Callable[[], None] | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
     ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
     metrics are served at /metrics on the listen host. With `web_listen`, browsers reach the
-    same API over Connect / gRPC-Web there, and the built web client."""
+    same API over Connect / gRPC-Web there, and the built web client. `ready` is called once
+    every port of this server listens (`croupier run` learns it so, from this process)."""
     slog = get_logger("croupier.server")
     running = await start(
         listen,
@@ -850,8 +853,11 @@ async def serve(
     # process: out of the collector's sight, full collections stop walking it on every round
     gc.freeze()
     left = running.tables.abandon
-    slog.info("serving", listen=address, store=store_url, metrics_port=metrics_port, web=web_listen,
+    slog.info("serving", listen=masked(address), store=masked(store_url),
+              metrics_port=metrics_port, web=masked(web_listen),
               abandon_waiting_s=left.waiting_seconds, abandon_playing_s=left.playing_seconds)
+    if ready is not None:
+        ready()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

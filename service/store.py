@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from bots.masking import masked
+
 
 class StoreError(Exception):
     """Base of the errors a store raises on purpose."""
@@ -548,5 +550,6 @@ def open_store(url: str) -> Store:
 
         return RedisStore(url)
     raise ValueError(
-        f"unknown store {url!r}; use 'memory', 'sqlite:<path>' or 'redis://host:port/db'"
+        f"unknown store {masked(url)!r}; use 'memory', 'sqlite:<path>' or "
+        "'redis://host:port/db'"
     )

@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from bots.channel import add_tls_flags, check_tls_files, credentials
+from bots.channel import add_tls_flags
 from bots.resend import resend
 from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
@@ -41,6 +41,7 @@ from service.render import (  # noqa: F401  (generic_lines re-exported)
     signed,
 )
 from service.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
+from service.server_address import flags_problem, not_answering, open_channel
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0
@@ -123,7 +124,8 @@ def numbered(moves: Iterable[str], width: int) -> list[str]:
 def connect(
     server: str, tls_ca: str = "", tls_cert: str = "", tls_key: str = ""
 ) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    """A channel (TLS when a CA is given) whose threads never take Ctrl-C.
+    """A channel to `server` (host:port, http:// or https://; TLS with a CA or https) whose
+    threads never take Ctrl-C. ValueError for an address that is none of those.
 
     gRPC starts its threads with the channel. A process-wide SIGINT may be delivered to any
     thread that does not block it; when one of gRPC's got it, the main thread stayed asleep in
@@ -133,11 +135,7 @@ def connect(
     main = threading.current_thread() is threading.main_thread()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
-        if tls_ca:
-            creds = credentials(tls_ca, tls_cert, tls_key)
-            channel = grpc.secure_channel(server, creds, options=CHANNEL_OPTIONS)
-        else:
-            channel = grpc.insecure_channel(server, options=CHANNEL_OPTIONS)
+        channel = open_channel(server, tls_ca, tls_cert, tls_key, CHANNEL_OPTIONS)
     finally:
         if before is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
@@ -145,11 +143,19 @@ def connect(
 
 
 def _connect(args: argparse.Namespace) -> tuple[grpc.Channel, croupier_pb2_grpc.CroupierStub]:
-    problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    """`connect` for a command line: a bad address or TLS file exits 2, and no server
+    answering within about two seconds exits 1, each with a line that says why."""
+    problem = flags_problem(args.server, args.tls_ca, args.tls_cert, args.tls_key)
     if problem:
         print(f"croupier: {problem}", file=sys.stderr)
         raise SystemExit(2)
-    return connect(args.server, args.tls_ca, args.tls_cert, args.tls_key)
+    channel, stub = connect(args.server, args.tls_ca, args.tls_cert, args.tls_key)
+    silent = not_answering(channel, args.server, args.tls_ca)
+    if silent:
+        channel.close()
+        print(f"croupier: {silent}", file=sys.stderr)
+        raise SystemExit(1)
+    return channel, stub
 
 
 def retrying_stream(
@@ -270,9 +276,12 @@ class Player:
             self.prompt_open = False
         self.console.print(Text(text, style=style or ""))
 
-    def prompt(self, moves: list[str]) -> None:
-        span = "#1" if len(moves) == 1 else f"#1-#{len(moves)}"
-        self.console.print(Text(f"Your move ({span} or notation, ? to list): "), end="")
+    def prompt(self, moves: list[str], view: croupier_pb2.TableView) -> None:
+        if len(moves) == 1:  # a forced move: Enter plays it
+            ask = f"Enter for {self.label(view, moves[0])}, #1 or notation, ? to list"
+        else:
+            ask = f"#1-#{len(moves)} or notation, ? to list"
+        self.console.print(Text(f"Your move ({ask}): "), end="")
         self.console.file.flush()
         self.prompt_open = True
 
@@ -340,7 +349,7 @@ class Player:
             self.say(self.also_line(view, optional), "dim")
         self.also_shown = tuple(optional)
         if not self.prompt_open:
-            self.prompt(turn)
+            self.prompt(turn, view)
 
     def show_turn(self, view: croupier_pb2.TableView, turn: list[str], optional: list[str]) -> None:
         self.say("")
@@ -401,6 +410,9 @@ class Player:
         if text.casefold() in QUIT_WORDS and not (view and text in view.legal_moves):
             raise Quit(text)
         if not text:
+            turn = self.split(view)[0] if view is not None else []
+            if view is not None and len(turn) == 1 and self.turn_shown is not None:
+                self.send(turn[0], view)  # the prompt offered it: "Enter for <the move>"
             return
         if view is None:
             self.say("Refused: wait a moment, the table is moving on.", "red")
@@ -567,8 +579,11 @@ class Player:
         table = event.view.table
         who = seat_label(table, event.seat, self.seat)
         if event.kind == croupier_pb2.EVENT_KIND_MOVE:
-            self.say(f"{who}: {self.label(event.view, event.move)}",
-                     "bold" if event.seat == self.seat else None)
+            message, renderer = game_view(event.view)
+            if (event.seat == self.seat or message is None
+                    or renderer.news(message, event.move)):
+                self.say(f"{who}: {self.label(event.view, event.move)}",
+                         "bold" if event.seat == self.seat else None)
         elif event.kind == croupier_pb2.EVENT_KIND_JOINED and event.seat != self.seat:
             self.say(f"{who} joined" + (f" as {event.name}" if event.name else ""), "dim")
         elif event.kind == croupier_pb2.EVENT_KIND_LEFT:
@@ -624,7 +639,8 @@ def _server_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
         default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
-        help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
+        help="server address host:port (http://host:port too; https://host:port for TLS) "
+        "(env CROUPIER_SERVER; default %(default)s)",
     )
     add_tls_flags(parser)
 
@@ -686,6 +702,9 @@ def play_main(argv: list[str] | None = None) -> int:
                                    style="dim"))
                 if info.notation:
                     console.print(Text(f"Notation: {info.notation}", style="dim"))
+                typing = renderer_for(info.name).typing()
+                if typing:
+                    console.print(Text(typing, style="dim"))
                 console.print(Text("Type 'quit' (or press Ctrl-C) to leave the table.",
                                    style="dim"))
                 return player.run()
@@ -782,7 +801,9 @@ def watch_main(argv: list[str] | None = None) -> int:
                 # The full public picture when the stage changes (new deal, phase, landlord),
                 # otherwise one line with what moved: hand sizes, combination to beat, bids.
                 now = stage_of(event.view)
-                if now != stage:
+                if event.view.table.status == croupier_pb2.TABLE_STATUS_WAITING:
+                    pass  # nothing dealt yet: no game picture (it read "deal 1 of 0")
+                elif now != stage:
                     stage = now
                     for line in public_lines(event.view, None):
                         say(f"    {line}", "dim")

@@ -19,7 +19,7 @@ import pexpect
 
 from tests.bot_support import CROUPIER, REPO, child_env
 
-PROMPT = r"Your move \((?:#1|#1-#\d+) or notation, \? to list\): "
+PROMPT = r"Your move \((?:Enter for [^\r\n]+?, #1|#1-#\d+) or notation, \? to list\): "
 OWN_MOVE = r"\n(?:\x1b\[[0-9;]*m)*seat \d+ \(you\): [^\r\n]*\r?\n"  # styles stay on
 REFUSED = r"Refused: ([^\r\n]+)\r?\n"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -289,6 +290,9 @@ def test_terminal_console_shows_the_tables_not_each_call(tmp_path: Path) -> None
     text = re.sub(r"\x1b\[[0-9;]*m", "", (tmp_path / "console.txt").read_text())
     assert child.exitstatus == 0, text[-3000:]
     assert "Croupier is serving on" in text
+    # the banner's command runs as written: `croupier` if it is on the PATH, else its path
+    command = re.findall(r"Croupier is serving on \S+ in another terminal: (\S+) play", text)[0]
+    assert shutil.which(command, path=child_env()["PATH"]) or (REPO / command).is_file(), command
     assert re.search(rf"table_created .*table={table_id}", text), text
     for detail in ("rpc", "decision", "seat_claimed"):
         assert not re.search(rf"\] {detail} ", text), f"{detail} lines on the console:\n{text}"
@@ -335,6 +339,39 @@ def test_a_port_in_use_names_the_setting_to_change(command: str, flag: str, sett
         f"cannot listen on 127.0.0.1:{port} ({label}): it is in use; choose another with "
         f"{flag} or {setting}"
     ], done.stderr
+
+
+def test_a_second_croupier_run_on_the_same_ports_says_so_and_starts_nothing(
+    tmp_path: Path,
+) -> None:
+    """The first `croupier run` answers the second's address: the second must not take that
+    for its own server (no banner, no bot worker); it exits 1 with the port's setting."""
+    address, web = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
+    argv = [CROUPIER, "run", "--listen", address, "--web-listen", web, "--store"]
+    out = (tmp_path / "first.out").open("w")
+    first = subprocess.Popen([*argv, f"sqlite:{tmp_path / 'first.db'}"], cwd=REPO,
+                             stdout=out, stderr=subprocess.STDOUT, env=child_env())
+    try:
+        deadline = time.monotonic() + 60
+        while "In a browser" not in (tmp_path / "first.out").read_text():
+            assert first.poll() is None and time.monotonic() < deadline, (
+                (tmp_path / "first.out").read_text())
+            time.sleep(0.1)
+        second = subprocess.run([*argv, f"sqlite:{tmp_path / 'second.db'}"], cwd=REPO,
+                                capture_output=True, text=True, timeout=60, env=child_env())
+        assert first.poll() is None  # the first one runs on, untouched
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(90)
+        out.close()
+    assert second.returncode == 1, second.stderr
+    assert second.stdout == "", second.stdout  # no "Croupier is serving on ..."
+    events = [line["event"] for line in json_lines(second.stderr)]
+    assert "supervisor_started" not in events and "worker_started" not in events, events
+    reasons = [line["reason"] for line in json_lines(second.stderr)
+               if line["event"] == "cannot_serve"]
+    assert reasons == [f"cannot listen on {address} (gRPC): it is in use; choose another with "
+                       "--listen or CROUPIER_LISTEN"], second.stderr
 
 
 def test_a_bot_metrics_port_in_use_names_its_setting() -> None:

@@ -12,7 +12,7 @@ from engines.doppelkopf import GAME, Move
 from engines.doppelkopf.cards import TEXT
 from engines.doppelkopf.game import PLAYING
 from engines.doppelkopf.moves import MARRIAGE_GAME, NORMAL, SOLO_HEARTS, SOLO_SPADES
-from engines.doppelkopf.scoring import KONTRA, RE, outcome, winner
+from engines.doppelkopf.scoring import KONTRA, RE, item_value, outcome, winner
 from tests.doppelkopf_support import DEAL_A, autoplay, hand, healthy, new, play
 
 # Seat 0 and seat 1 hold one club queen each (Re); 2 and 3 are Kontra.
@@ -665,3 +665,30 @@ def test_samples_keep_shown_swines_with_their_holder() -> None:
         for _ in range(10):
             g = GAME.sample(v, rng)
             assert "Ad" in hand(g, 2) and GAME.view(g, observer) == v
+
+
+# --- each counted item's points (what the terminal shows beside it) -----------------------
+
+def test_the_counted_items_points_add_up_to_the_value() -> None:
+    """Every item `outcome` counts reads back as its points, and they sum to the value: in
+    won and nobody-won deals, with announcements, against the club queens and specials."""
+    rng = random.Random(35)
+    names = ("doppelkopf", "fox caught", "charlie")
+    kinds: set[str] = set()
+    for _ in range(4000):
+        re_points = rng.choice([0, 29, 30, 59, 60, 89, 90, 119, 120, 121, 150, 151, 181, 211,
+                                240, rng.randint(0, 240)])
+        re_tricks = 0 if re_points == 0 and rng.random() < 0.5 else rng.randint(1, 11)
+        kontra_tricks = 0 if re_points == 240 and rng.random() < 0.5 else 12 - re_tricks
+        specials = tuple((rng.choice(names), rng.choice((RE, KONTRA)))
+                         for _ in range(rng.randint(0, 3)))
+        out = outcome(re_points, re_tricks, kontra_tricks, rng.randint(0, 5), rng.randint(0, 5),
+                      specials, against_the_old=rng.random() < 0.5)
+        assert sum(item_value(i, out.winner) for i in out.items) == out.value, out
+        kinds.add("won" if out.winner >= 0 else "nobody")
+    assert kinds == {"won", "nobody"}
+
+
+def test_an_unknown_item_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a counted item"):
+        item_value("made up", RE)

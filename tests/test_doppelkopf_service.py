@@ -82,6 +82,20 @@ def test_play_doppelkopf_in_a_pty_against_bots(stack: Server, tmp_path: Path) ->
     scores = play.final_scores()
     assert [s for s, _ in scores] == ["0", "1", "2", "3"]
     assert sum(v for _, v in scores) == 0
+    # another seat declining to announce changes nothing on screen: no line, no new prompt
+    assert not re.search(r"^seat [1-3] \(bot\): pass$", text, re.MULTILINE), text[-3000:]
+    # the trick's cards once a turn, then what to follow
+    for turn in text.split("Your turn")[1:]:
+        assert turn.count("On the table") <= 1, turn
+    assert "type them so or in the notation (Qc Th 9d): both are accepted" in text
+    # each counted item with its points, which add up to the deal's value
+    value = int(re.findall(r", value (\d+)", text)[-1])
+    [counted] = re.findall(r"^  counted for (?:Re|Kontra): (.+?)\n  seat ", text,
+                           re.MULTILINE | re.DOTALL)
+    counted = counted.replace("\n", "")  # the terminal wraps a long line
+    points = [int(p) * int(times or 1)
+              for p, times in re.findall(r" ([+-]\d+)(?: x(\d+))?(?:,|$)", counted)]
+    assert points and sum(points) == value, counted
 
 
 def test_easy_ismcts_picks_legal_moves_in_every_phase() -> None:

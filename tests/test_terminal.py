@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 import re
 import signal
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from tests.bot_support import (
     stub_for,
 )
 from tests.pty_support import PROMPT, play_in_pty
+from tests.support import free_port
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +52,12 @@ def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) -> None:
     typed_numbers: list[str] = []
 
+    entered = []
+
     def answer(prompts: int, listed: str) -> str:
+        if listed.count(")") == 1:  # a forced move: Enter plays it, as the prompt offers
+            entered.append(listed.split(") ", 1)[1].strip())
+            return ""
         # Alternate between "#1" (usually pass) and typing the last listed move in notation
         # (a bid or a real combination), so both ways of answering get exercised; a single
         # card that is a number ("5") is typed bare: it is the move, not list entry 5.
@@ -87,6 +95,10 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
     for number in typed_numbers:  # each bare number typed was played as that card
         assert re.search(rf"^seat 0 \(you\): {number}\s*$", text, re.MULTILINE), number
     assert text.count("Refused:") == 1  # the malformed move alone
+    # each forced move was offered for Enter, and Enter played it (else no "(you)" line came)
+    assert entered, "no forced move in the deal"
+    for move in set(entered):
+        assert f"Your move (Enter for {move}, #1 or notation, ? to list): " in text
 
 
 @pytest.mark.e2e
@@ -102,6 +114,11 @@ def test_watch_prints_every_event_to_the_end(stack: Server) -> None:
     assert len(lines) == len(events)
     assert lines[0].startswith("[v1] created")
     assert lines[-1] == f"[v{events[-1].version}] end: match over"
+    # nothing is dealt while the table waits for its seats: no game picture yet (it read
+    # "deal 1", "Landlord: seat 0 at bid 0"; Doppelkopf's "deal 1 of 0, ; dealer seat 0")
+    every = out.splitlines()
+    second = next(i for i, line in enumerate(every) if line.startswith("[v2]"))
+    assert not [line for line in every[:second] if line.startswith("    ")], every[:second]
     moves = [e for e in events if e.kind == pb.EVENT_KIND_MOVE]
     for event in moves[:5]:
         assert f"[v{event.version}] move: seat {event.seat} (bot): {event.move}" in out
@@ -141,6 +158,53 @@ def test_play_an_unknown_game_fails_clearly(stack: Server) -> None:
     played = run("play", "chess", "--server", stack.address)
     assert played.returncode == 1
     assert "unknown game 'chess'" in played.stdout and "dou_dizhu" in played.stdout
+
+
+@pytest.mark.parametrize("command", [("play", "dou_dizhu"), ("watch", "0123abcd"), ("tables",)])
+def test_no_server_answering_is_said_within_seconds(command: tuple[str, ...]) -> None:
+    """Not a 15 s wait for DEADLINE_EXCEEDED: a line naming the address and how to start a
+    server, about two seconds after the command starts."""
+    address = f"127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    done = run(*command, "--server", address)
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"no Croupier server answers at {address}: start one" in done.stderr
+    assert "make run" in done.stderr and "CROUPIER_SERVER" in done.stderr
+    assert took < 8, took
+
+
+def test_a_port_that_is_not_grpc_is_told_apart_from_no_server() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as other:  # accepts, never speaks HTTP/2
+        address = f"127.0.0.1:{other.getsockname()[1]}"
+        done = run("tables", "--server", address)
+    assert done.returncode == 1
+    assert f"{address} accepts connections but no gRPC server answers there" in done.stderr
+
+
+@pytest.mark.e2e
+def test_http_server_addresses_are_accepted(stack: Server) -> None:
+    """`--server http://host:port` (what people paste) reaches the server as host:port."""
+    listed = run("tables", "--server", f"http://{stack.address}/")
+    assert listed.returncode == 0, listed.stderr
+    channel, stub = stub_for(stack.address)
+    with channel:
+        table_id = create_table(stub, bot_seats(3), deals=1)
+        events_to_end(stub, table_id)
+    watched = run("watch", table_id, "--server", f"http://{stack.address}")
+    assert watched.returncode == 0, watched.stderr
+    assert "end: match over" in watched.stdout
+
+
+@pytest.mark.parametrize(("server", "said"), [
+    ("ftp://127.0.0.1:1", "a server address is HOST:PORT, http://HOST:PORT or https://HOST:PORT"),
+    ("http://127.0.0.1:1/api", "a gRPC server address has no path"),
+    ("http://127.0.0.1:port", "the port is not a number"),
+])
+def test_server_addresses_that_are_none_of_the_forms_are_refused(server: str, said: str) -> None:
+    done = run("play", "dou_dizhu", "--server", server)
+    assert done.returncode == 2
+    assert said in done.stderr
 
 
 @pytest.mark.parametrize("command", ["play", "watch"])

@@ -6,6 +6,7 @@ Levels per party: 0 nothing, 1 re/kontra, 2 no 90, 3 no 60, 4 no 30, 5 schwarz.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 RE, KONTRA = 1, 0
@@ -128,3 +129,40 @@ def outcome(re_points: int, re_tricks: int, kontra_tricks: int, re_level: int,
         value += 1 if party == RE else -1
         items.append(f"{name} {'re' if party else 'kontra'}")
     return Outcome(won, value, tuple(items))
+
+
+_ANNOUNCED = re.compile(r"(re|kontra) announced")
+_LEVEL = re.compile(r"(re|kontra) (?:no (?:90|60|30)|schwarz)")
+_AGAINST = re.compile(r"(?:(re|kontra) )?reached against announcement x(\d+)")
+_HELD = re.compile(r"(re|kontra) held (?:re|kontra) .+")
+
+
+def item_value(item: str, winner: int) -> int:
+    """What one of `outcome`'s items adds to the deal's value, from Re's side (the items are
+    its words: this reads them back, so a screen can show each with its points)."""
+    towards_winner = 1 if winner == RE else -1
+    if item in ("won", "schwarz") or item.startswith("under "):
+        return towards_winner
+    if item == "nobody won":
+        return 0
+    if _ANNOUNCED.fullmatch(item):
+        return 2 * towards_winner
+    if _LEVEL.fullmatch(item):
+        return towards_winner
+    found = _AGAINST.fullmatch(item)
+    if found:  # a party named: nobody won, each counts its own
+        n = int(found.group(2))
+        return n * (towards_winner if found.group(1) is None else _side(found.group(1)))
+    found = _HELD.fullmatch(item)
+    if found:
+        return _side(found.group(1))
+    if item == "against the club queens":
+        return -1
+    name, _, party = item.rpartition(" ")  # a special point: '<name> re' or '<name> kontra'
+    if name and party in ("re", "kontra"):
+        return _side(party)
+    raise ValueError(f"not a counted item: {item!r}")
+
+
+def _side(party: str) -> int:
+    return 1 if party == "re" else -1

@@ -15,12 +15,10 @@ True
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 COLOURS = "bgry"
-COLOUR_NAMES = ("blue", "green", "red", "yellow")
 N_TYPES = 45
 WILD_DOS = 44
 HASH_SLOT = 10
@@ -44,19 +42,6 @@ def wild_hash(colour: int) -> int:
 
 def is_wild(t: int) -> bool:
     return t == WILD_DOS or t % 11 == HASH_SLOT
-
-
-def colour_of(t: int) -> int:
-    """0..3, or -1 for the wild DOS (its colour is chosen when played)."""
-    return -1 if t == WILD_DOS else t // 11
-
-
-def number_of(t: int) -> int:
-    """Face number of a numbered card, 2 for the wild DOS, 0 for a wild # (chosen)."""
-    if t == WILD_DOS:
-        return 2
-    k = t % 11
-    return 0 if k == HASH_SLOT else k + 1
 
 
 def points(t: int) -> int:
@@ -121,12 +106,6 @@ def parse_row(text: str) -> tuple[int, ...]:
 def full_deck() -> list[int]:
     """The 108 cards in type order."""
     return [t for t in TYPES for _ in range(COPIES[t])]
-
-
-def shuffled_deck(rng: random.Random) -> list[int]:
-    deck = full_deck()
-    rng.shuffle(deck)
-    return deck
 
 
 def parse_deck(text: str) -> list[int]:

@@ -12,8 +12,6 @@ id is a stronger card and "best card of a suit in a set" is one `bit_length`. Se
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 RANKS = "23456QJK7A"
 """Rank characters, weakest first: 2 3 4 5 6 Q J K 7 (the bisca) A."""
 SUITS = "cdhs"
@@ -59,13 +57,6 @@ def parse_card(text: str) -> int:
             f"({' '.join(SUITS)}), e.g. 7h, Ac, Qd"
         )
     return card
-
-
-def mask_of(cards: Iterable[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def cards_of(mask: int) -> list[int]:

@@ -104,6 +104,17 @@ class Renderer(Generic[V]):
         the table does not wait for are all optional, whatever this says."""
         return []
 
+    def news(self, view: V, move: str) -> bool:
+        """Whether another seat's `move` is worth a line for the player: False for moves that
+        change nothing on the screen (Doppelkopf's 'no announcement for now'), which would
+        otherwise print like a move and ask for the player's move again each time."""
+        return True
+
+    def typing(self) -> str:
+        """A line on how moves may be typed, where the screen writes them otherwise than the
+        notation does (suits as symbols); "" where it does not."""
+        return ""
+
     def also(self, view: V, table: croupier_pb2.Table, me: int, moves: list[str]) -> str:
         """The line offering the optional moves, which may be typed at any time."""
         shown = ", ".join(self.label(view, m) for m in moves)

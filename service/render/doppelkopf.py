@@ -4,9 +4,11 @@ announcements, card points and session scores."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from croupier.v1 import croupier_pb2, doppelkopf_pb2
 
+from engines.doppelkopf.scoring import item_value
 from service.render import Renderer, plural, seat_label, signed
 
 RESERVATIONS = doppelkopf_pb2.DOPPELKOPF_PHASE_RESERVATIONS
@@ -124,9 +126,9 @@ class DoppelkopfRenderer(Renderer[View]):
         elif view.phase == DECLARATION:
             lines.append(("Name your reservation: a solo, or marriage.", "bold yellow"))
         elif view.phase == PLAYING:
-            if view.trick.cards:
-                follow = f" — follow {view.to_follow}" if view.to_follow else ""
-                lines.append((f"On the table: {pretty(view.trick.cards)}{follow}", "bold yellow"))
+            if view.trick.cards:  # the cards themselves are on the "On the table" line above
+                lines.append((f"Follow {view.to_follow}." if view.to_follow
+                              else "Play any card.", "bold yellow"))
             else:
                 lines.append(("You lead: play any card.", "bold yellow"))
         count = plural(len(view.hand.split()), "card")
@@ -134,6 +136,13 @@ class DoppelkopfRenderer(Renderer[View]):
         return lines
 
     numbers_are_moves = False
+
+    def news(self, view: View, move: str) -> bool:
+        return move != "pass"  # no announcement until the trick ends: nothing changes
+
+    def typing(self) -> str:
+        return ("Cards show as on your hand (Q♣ 10♥ 9♦); type them so or in the notation "
+                "(Qc Th 9d): both are accepted.")
 
     def label(self, view: View, move: str) -> str:
         return pretty(move) if CARD.fullmatch(move) else move
@@ -168,8 +177,25 @@ class DoppelkopfRenderer(Renderer[View]):
         who = {1: "Re", 0: "Kontra", -1: "nobody"}[d.winner]
         res = [f"  {CONTRACTS[d.contract]}: Re {d.re_points} card points, {who} won, "
                f"value {abs(d.value)}" + (" (solo x3)" if d.solo else "")]
-        res.append("  counted: " + ", ".join(d.items))
+        res.append(counted_line(d.items, d.winner, d.value))
         return res
+
+
+def counted_line(items: Sequence[str], winner: int, value: int) -> str:
+    """'  counted for Kontra: won +1, re announced +2, fox caught kontra +1 x2': each item with
+    what it adds for the party the deal's value goes to (against it: negative), the same
+    items together; the points add up to the value."""
+    party = "Re" if value >= 0 else "Kontra"
+    side = 1 if value >= 0 else -1
+    seen: dict[str, int] = {}
+    for item in items:
+        seen[item] = seen.get(item, 0) + 1
+    parts = []
+    for item, times in seen.items():
+        points = side * item_value(item, winner)
+        part = f"{item} {points:+d}" if points else item  # 'nobody won' counts nothing
+        parts.append(part + (f" x{times}" if times > 1 else ""))
+    return f"  counted for {party}: " + ", ".join(parts)
 
 
 RENDERER = DoppelkopfRenderer()

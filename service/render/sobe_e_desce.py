@@ -152,6 +152,10 @@ class SobeEDesceRenderer(Renderer[View]):
     def label(self, view: View, move: str) -> str:
         return pretty(move)
 
+    def typing(self) -> str:
+        return ("Cards show with their suits as symbols (Q♦ 7♥); type them so or in the "
+                "notation (Qd 7h): both are accepted.")
+
     def typed(self, text: str) -> str:
         return "".join(LETTERS.get(ch, ch) for ch in text)
 
