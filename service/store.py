@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from engines.commitments import Sealed
+
 
 class StoreError(Exception):
     """Base of the errors a store raises on purpose."""
@@ -144,6 +146,18 @@ def seats_from_json(text: str) -> tuple[Seat, ...]:
     return tuple(Seat.from_json(d) for d in json.loads(text))
 
 
+def deals_to_json(deals: Sequence[Sealed]) -> str:
+    """A table's commitments as the stores keep them; '' for none (as rows written before
+    commitments read back)."""
+    if not deals:
+        return ""
+    return json.dumps([d.to_json() for d in deals], separators=(",", ":"))
+
+
+def deals_from_json(text: str | bytes | None) -> tuple[Sealed, ...]:
+    return tuple(Sealed.from_json(d) for d in json.loads(text)) if text else ()
+
+
 @dataclass(frozen=True)
 class TableRecord:
     """A table as stored: everything needed to serve it after a restart.
@@ -169,6 +183,9 @@ class TableRecord:
     # when a person last sat at the table or called with a seat token (unix seconds): stores
     # only ever raise it, and raising it makes no new version (presence is no change)
     seen_at: float = 0.0
+    # the table's deal commitments so far (engines.commitments), oldest first: their digests
+    # are public from their version on; salts and cards leave the server only in the record
+    deals: tuple[Sealed, ...] = ()
 
     @property
     def dealt(self) -> bool:
@@ -291,6 +308,10 @@ PRIVATE_OPTION = "private"
 LADDER_OPTION = "ladder"
 # what a ladder may be called: the characters and length of an entrant's name
 LADDER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+# the table option naming the table for its creator (a tournament's match): public, never
+# given to the engine; a tournament finds its tables by it after a restart
+LABEL_OPTION = "label"
+TABLE_LABEL = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True)
