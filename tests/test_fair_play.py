@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 
 from bots import records
 from bots.tournament.schedule import deal_options
+from engines import commitments
 from engines.registry import GAMES
 from tests.engine_kit import SETUPS
 from tests.support import CROUPIER, REPO, Client, ServerProcess, bearer
@@ -81,6 +82,34 @@ def play(client: Client, table_id: str, rng: random.Random, shown: list[Message]
 
 def export(client: Client, table_id: str) -> pb.GameRecord:
     return client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=10)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_says_what_it_dealt_and_when_it_shuffled(name: str) -> None:
+    # every set-up of the engine kit: the first deal and each later shuffle give cards to
+    # commit to, one line per seat first; a plain move never counts as a shuffle, and the
+    # same seed gives the same cards (the replay recomputes them)
+    game = GAMES[name]
+    for n, setup in enumerate(SETUPS[name]):
+        state = game.new_game(setup.players, setup.options, f"fair-{n}")
+        assert game.dealt(state) == game.dealt(game.new_game(setup.players, setup.options,
+                                                            f"fair-{n}"))
+        rng = random.Random(n)
+        shuffles = [game.dealt(state)]
+        while not game.is_over(state):
+            seat = rng.choice(sorted(game.to_act(state)))
+            after = game.apply(state, seat, rng.choice(list(game.legal_moves(state, seat))))
+            if commitments.shuffled(game, state, after):
+                shuffles.append(game.dealt(after))
+            elif not game.is_over(after):
+                assert game.shuffles(after) == game.shuffles(state)
+            state = after
+        for cards in shuffles:
+            lines = cards.splitlines()
+            assert [line.split(": ")[0] for line in lines[:setup.players]] == [
+                f"seat {i}" for i in range(setup.players)], (name, setup)
+        # every deal played was committed (re-deals and reshuffles add more)
+        assert len(shuffles) >= game.result(state).deals_played, (name, setup)
 
 
 @pytest.mark.e2e
