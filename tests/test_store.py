@@ -222,11 +222,11 @@ def test_tables_stored_before_commitments_read_back_without_any(
         red = RedisStore(redis_url)
         await _seed(red)
         prefix = redis_url.split("prefix=", 1)[1]
-        conn = redis.Redis.from_url(REDIS_URL)
+        raw = redis.Redis.from_url(REDIS_URL)
         try:
-            assert conn.hdel(f"{prefix}t:t1", "deals") == 1
+            assert raw.hdel(f"{prefix}t:t1", "deals") == 1
         finally:
-            conn.close()
+            raw.close()
         back = await red.get("t1")
         assert back is not None and back.deals == () and back == record("t1")
         await red.close()
