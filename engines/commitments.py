@@ -47,9 +47,9 @@ def shuffled(game: Game, before: Any | None, after: Any) -> bool:
     """Whether `after` holds freshly shuffled cards to commit to: the first dealt state
     (`before` None), or a move that dealt, re-dealt or reshuffled. Nothing once the match
     is over (its last move may deal cards nobody will play)."""
-    if game.is_over(after) or not game.dealt(after):
-        return False
-    return before is None or game.shuffles(after) != game.shuffles(before)
+    if before is not None and game.shuffles(after) == game.shuffles(before):
+        return False  # a plain move: the cheap test first, every move of a table takes it
+    return not game.is_over(after) and bool(game.dealt(after))
 
 
 @dataclass(frozen=True)
