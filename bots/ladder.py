@@ -28,13 +28,14 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from bots.arena import seatings
 from bots.channel import add_tls_flags, check_tls_files, open_channel
 from bots.tournament import entrants
+from bots.tournament.cli import seed_warning
 from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
+from bots.tournament.entrants import outside as entrants_outside
 from bots.tournament.play import Runner, TournamentError, retrying
 from bots.tournament.results import ResultFile
-from bots.tournament.schedule import Match
+from bots.tournament.schedule import Match, Seating
 from engines.contract import option_argument
 from engines.registry import get_game
 
@@ -70,9 +71,12 @@ def draw(entrants: Sequence[str], players: int, played: dict[str, int],
 
 
 def match_id(state: dict[str, Any], deal: int, number: int, repeat: bool) -> str:
-    """The match's id on the server: its ladder, game, seed and deal (and, when deals repeat,
-    its number in this folder), so that no two matches of the ladder share one."""
-    base = f"{state['ladder']}/{state['game']}/{state['seed']}/deal-{deal}"
+    """The match's id on the server: its ladder, game, the folder's run name and the deal
+    (and, when deals repeat, its number in this folder), so that no two matches of the
+    ladder share one. The run name is public and random, never the seed (folders from before
+    it have none: their seed, which their match ids showed already, stands in)."""
+    run = state.get("run") or state["seed"]
+    base = f"{state['ladder']}/{state['game']}/{run}/deal-{deal}"
     return f"{base}/match-{number}" if repeat else base
 
 
@@ -98,14 +102,18 @@ class State:
             return
         differs = [k for k in SETTINGS if settings[k] is not None and self.data[k] != settings[k]]
         if differs:
+            shown = ", ".join(f"{k} {self.data[k]}" for k in differs if k != "seed")
             raise LadderError(
-                f"{self.path} holds a ladder run with other settings ({', '.join(differs)}: "
-                f"{', '.join(str(self.data[k]) for k in differs)}); use another --out, or the "
-                "same settings to go on with it")
+                f"{self.path} holds a ladder run with other settings ({', '.join(differs)}"
+                f"{': ' + shown if shown else ''}); use another --out, or the same settings "
+                "to go on with it")
 
     def save(self) -> None:
+        """Written whole, readable by its owner only: it keeps the folder's secret seed."""
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(self.data, indent=1, sort_keys=True))
         os.replace(tmp, self.path)
 
 
@@ -140,6 +148,8 @@ class Ladder:
         entrants = draw(self.entrants, data["players"], data["played"], rng)
         begun = {"number": number, "deal": deal, "entrants": entrants,
                  "options": self.options,
+                 "seating": {"filler": self.args.filler,
+                             "shared": self.args.allow_shared_seats},
                  "match_id": match_id(data, deal, number, self.args.repeat_deals)}
         data["begun"] = begun
         data["next_match"] = number + 1
@@ -155,10 +165,17 @@ class Ladder:
         (folder / "records").mkdir(parents=True, exist_ok=True)
         results = ResultFile(folder / "results.sqlite")
         try:
+            run = data.get("run") or "x"
             meta = {"game": data["game"], "players": data["players"],
-                    "options": begun["options"], "seed": data["seed"]}
-            everything = [Match(begun["deal"], s)
-                          for s in seatings(begun["entrants"], data["players"])]
+                    "options": begun["options"], "seed": data["seed"],
+                    "label": f"l-{run}-m{begun['number']}"}
+            chosen = begun.get("seating", {})
+            seating = Seating(chosen.get("filler", ""), bool(chosen.get("shared", True)))
+            try:
+                arrangements = seating.arrangements(begun["entrants"], data["players"])
+            except ValueError as e:
+                raise LadderError(str(e)) from None
+            everything = [Match(begun["deal"], s) for s in arrangements]
             done = results.done_keys()
             runner = Runner(self.stub, results, meta, folder / "records", self.args.parallel)
             await runner.run([m for m in everything if m.key not in done])
@@ -238,7 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", type=int, default=None,
                    help="rate this many matches, then stop (default: until stopped)")
     p.add_argument("--seed", default=None,
-                   help="seed of the deals (default: drawn once for the folder)")
+                   help="seed of the deals, to reproduce a folder's deals: whoever knows it can "
+                   "compute every deal (default: a secret one of 128 bits, drawn once for the "
+                   "folder and kept in its state file)")
+    p.add_argument("--filler", default="", metavar="LEVEL",
+                   help="with fewer entrants drawn than seats: the built-in level that takes "
+                   "the seats left over (no outside entrant holds two seats of one table)")
+    p.add_argument("--allow-shared-seats", action="store_true",
+                   help="with fewer entrants than seats: let entrants hold several seats of one "
+                   "table (an outside program holding two seats sees both hands)")
     p.add_argument("--repeat-deals", action="store_true",
                    help="start again from deal 0 on every run instead of going on with new "
                    "deals (a fixed set of deals)")
@@ -276,8 +301,12 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str], dict
         raise LadderError("--ladder is 1 to 40 of a-z, 0-9, '_', '.', '-', starting with a "
                           "letter or digit")
     if args.seed is not None and not NAME.fullmatch(args.seed):
-        raise LadderError("--seed is 1 to 40 of a-z, 0-9, '_', '.', '-' (it is part of the "
-                          "match ids)")
+        raise LadderError("--seed is 1 to 40 of a-z, 0-9, '_', '.', '-'")
+    try:
+        Seating(args.filler, args.allow_shared_seats).arrangements(
+            entrants[:players], players)
+    except ValueError as e:
+        raise LadderError(str(e)) from None
     if args.matches is not None and args.matches < 1:
         raise LadderError("--matches must be at least 1")
     options = dict(args.option)
@@ -342,8 +371,14 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         state = State(args.out)
         if settings["seed"] is None:
-            settings["seed"] = state.data.get("seed") or secrets.token_hex(4)
+            settings["seed"] = state.data.get("seed") or secrets.token_hex(16)
+        elif entrants_outside(entrants):
+            print(seed_warning(entrants, True, "a secret one is drawn and kept in the folder"),
+                  file=sys.stderr)
         state.claim(settings)
+        if "run" not in state.data and state.data.get("next_match", 0) == 0:
+            state.data["run"] = secrets.token_hex(6)  # public: the match ids name the folder
+            state.save()
         return asyncio.run(_main(args, state, entrants, options))
     except (LadderError, TournamentError) as e:
         print(f"croupier ladder: {e}", file=sys.stderr)

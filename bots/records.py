@@ -12,18 +12,25 @@ is the scores reached; one closed before its last seat was taken has no deal at 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import json_format
 
+from engines import commitments
 from engines.contract import Game, IllegalMove
 from engines.registry import get_game
 
 
 class ReplayError(Exception):
     """The record does not replay: the message says at which move and why."""
+
+
+SALT = re.compile(f"[0-9a-f]{{{2 * commitments.SALT_BYTES}}}")
 
 
 def to_json(record: pb.GameRecord) -> str:
@@ -50,7 +57,7 @@ def load(path: Path) -> pb.GameRecord:
 
 # Options of the table rather than the game (the server's TABLE_OPTIONS; bots/ cannot import
 # service/): the server never gives them to the engine, so neither does a replay.
-TABLE_OPTIONS = frozenset({"private", "turn_seconds", "match_seconds", "ladder"})
+TABLE_OPTIONS = frozenset({"private", "turn_seconds", "match_seconds", "ladder", "label"})
 
 
 def _options(record: pb.GameRecord) -> dict:
@@ -62,8 +69,64 @@ def _options(record: pb.GameRecord) -> dict:
     }
 
 
+class Seals:
+    """The record's deal commitments checked as a replay reaches each shuffle: the cards the
+    engine deals there are the record's, and their SHA-256 with the revealed salt is the
+    digest the table published (engines.commitments). A record without any (a server from
+    before commitments) has nothing to check: `count` stays 0."""
+
+    def __init__(self, game: Game, record: pb.GameRecord) -> None:
+        self.game = game
+        self.commitments = list(record.commitments)
+        self.count = 0
+
+    def check(self, before: Any | None, after: Any, step: pb.RecordedMove | None) -> None:
+        if not self.commitments or not commitments.shuffled(self.game, before, after):
+            return
+        where = "the deal" if step is None else f"the shuffle of move version {step.version}"
+        if self.count >= len(self.commitments):
+            raise ReplayError(f"{where} has no commitment in the record: the record was "
+                              "altered (or the server skipped one)")
+        c = self.commitments[self.count]
+        name = f"commitment {self.count}"
+        if c.index != self.count or c.deal != self.game.deal_number(after):
+            raise ReplayError(f"{name} says index {c.index}, deal {c.deal}; the replay is at "
+                              f"index {self.count}, deal {self.game.deal_number(after)}")
+        if step is not None and c.version != step.version:
+            raise ReplayError(f"{name} was published at version {c.version}, but {where} "
+                              "dealt the cards")
+        if not SALT.fullmatch(c.salt):
+            raise ReplayError(f"{name} has no salt of {commitments.SALT_BYTES * 8} bits "
+                              f"({2 * commitments.SALT_BYTES} hex digits)")
+        if c.cards != self.game.dealt(after):
+            raise ReplayError(f"{name}: the record's cards are not the ones {where} dealt")
+        if commitments.digest(c.cards, c.salt) != c.sha256:
+            raise ReplayError(f"{name}: SHA-256 of the cards and salt is not the published "
+                              f"digest {c.sha256[:16]}...: the record was altered")
+        self.count += 1
+
+    def finish(self) -> None:
+        if self.count < len(self.commitments):
+            raise ReplayError(f"the record holds {len(self.commitments)} commitments, the "
+                              f"replay reaches {self.count} shuffles")
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a replay established: the result, and how many deal commitments it verified."""
+
+    result: pb.Result
+    commitments: int
+
+
 def replay(record: pb.GameRecord) -> pb.Result:
-    """The record's result recomputed by the engine; ReplayError at the first disagreement."""
+    """The record's result recomputed by the engine; ReplayError at the first disagreement
+    (its moves, its result or its deal commitments)."""
+    return check(record).result
+
+
+def check(record: pb.GameRecord) -> Replayed:
+    """`replay`, also saying how many deal commitments were verified."""
     try:
         game: Game = get_game(record.game)
     except ValueError as e:
@@ -73,10 +136,10 @@ def replay(record: pb.GameRecord) -> pb.Result:
     if abandoned and not record.initial_state:
         # closed before every seat was taken: nothing was dealt, so nothing may follow
         nothing = pb.Result(totals=[0] * record.players, last_deal=[0] * record.players)
-        if record.moves or record.seed or record.result != nothing:
+        if record.moves or record.seed or record.commitments or record.result != nothing:
             raise ReplayError("the record of a table closed before its deal holds moves, a "
                               "seed or scores: the record was altered")
-        return nothing
+        return Replayed(nothing, 0)
     try:
         state = game.decode(record.initial_state)
     except Exception as e:  # a tampered state may fail anywhere inside the decoder
@@ -91,6 +154,8 @@ def replay(record: pb.GameRecord) -> pb.Result:
                 "the initial state is not the deal that the seed and options make: the record "
                 "was altered"
             )
+    seals = Seals(game, record)
+    seals.check(None, state, None)
     if game.num_players(state) != record.players:
         raise ReplayError(f"the initial state has {game.num_players(state)} players, "
                           f"the record says {record.players}")
@@ -108,9 +173,12 @@ def replay(record: pb.GameRecord) -> pb.Result:
             raise ReplayError(f"{where}: not in canonical notation "
                               f"({game.format_move(move)!r})")
         try:
-            state = game.apply(state, step.seat, move)
+            after = game.apply(state, step.seat, move)
         except IllegalMove as e:
             raise ReplayError(f"{where}: illegal: {e}") from None
+        seals.check(state, after, step)
+        state = after
+    seals.finish()
     if abandoned and game.is_over(state):
         raise ReplayError(f"after {len(record.moves)} moves the match is over, yet the record "
                           "says the table was closed as abandoned")
@@ -125,7 +193,7 @@ def replay(record: pb.GameRecord) -> pb.Result:
             f"{list(got.winners)}; the record says totals {list(record.result.totals)}, "
             f"winners {list(record.result.winners)}"
         )
-    return got
+    return Replayed(got, seals.count)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,18 +209,29 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for path in args.records:
         try:
-            result = replay(load(path))
+            record = load(path)
+            done = check(record)
         except ReplayError as e:
             failed += 1
             print(f"{path}: FAILED: {e}", file=sys.stderr)
             continue
         if not args.quiet:
-            record = load(path)
+            result = done.result
             closed = (" (closed as abandoned)"
                       if record.end_reason == pb.END_REASON_ABANDONED else "")
             print(f"{path}: ok, {len(record.moves)} moves, totals {list(result.totals)}, "
-                  f"winners {list(result.winners)}{closed}")
+                  f"winners {list(result.winners)}{closed}; {_sealed_text(record, done)}")
     return 1 if failed else 0
+
+
+def _sealed_text(record: pb.GameRecord, done: Replayed) -> str:
+    if done.commitments:
+        return (f"{done.commitments} deal commitment(s) verified: the cards played are the "
+                "ones the table committed to")
+    if not record.initial_state:
+        return "no deal to verify"
+    return ("no deal commitments to verify (a record of a server from before they were "
+            "published)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ INVALID_ARGUMENT); a well-formed move that the rules forbid raises `IllegalMove`
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 from abc import ABC, abstractmethod
@@ -52,8 +51,8 @@ class OptionSpec:
 
     @property
     def secret(self) -> bool:
-        """A card order (`deck`): whoever reads it knows every hand, so tables show its
-        digest only (`public_options`)."""
+        """A card order (`deck`): whoever reads it knows every hand, so tables leave it out
+        of what they show (`public_options`)."""
         return self.type == "cards"
 
     def check(self, value: Any) -> Any:
@@ -82,19 +81,28 @@ class OptionSpec:
 
 
 def public_options(specs: Iterable[OptionSpec], options: Mapping[str, Any]) -> dict[str, Any]:
-    """A table's options as anyone may read them: a secret option's value (a card order that
-    fixes the deal) becomes "sha256:" and its hex digest, a commitment that shows no card; the
-    record exported after the end holds the value itself, to check the digest against.
+    """A table's options as anyone may read them: without its secret ones (a card order that
+    fixes the deal). Not even a digest of one is shown: an unsalted digest of a deck lets
+    whoever guesses the cards check the guess. `fixes_cards` says whether one was given; the
+    record exported after the end holds the value itself.
 
     >>> spec = OptionSpec("deck", "cards", "", "the card order")
     >>> public_options([spec], {"deck": "3s 4s", "rounds": 2})
-    {'deck': 'sha256:cfbc6f1e826fc4b5b3f6783eb10aea07115846fe2eaba86f7dad05a5c960b704', 'rounds': 2}
+    {'rounds': 2}
     """
     secret = {spec.name for spec in specs if spec.secret}
-    return {
-        k: f"sha256:{hashlib.sha256(str(v).encode()).hexdigest()}" if k in secret and v else v
-        for k, v in options.items()
-    }
+    return {k: v for k, v in options.items() if k not in secret}
+
+
+def fixes_cards(specs: Iterable[OptionSpec], options: Mapping[str, Any]) -> bool:
+    """Whether the options fix the cards (a non-empty secret option such as `deck`): the
+    plain fact is public, the cards are not.
+
+    >>> spec = OptionSpec("deck", "cards", "", "the card order")
+    >>> fixes_cards([spec], {"deck": "3s 4s"}), fixes_cards([spec], {"deck": ""})
+    (True, False)
+    """
+    return any(spec.secret and options.get(spec.name) for spec in specs)
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -227,6 +235,20 @@ class Game(ABC, Generic[State, MoveT, ViewT]):
         a world in which the others would not have played as they did is an unlikely one.
         """
         return None
+
+    # --- fair dealing -------------------------------------------------------------------
+    def shuffles(self, state: State) -> tuple[int, ...]:
+        """Which shuffle the hidden cards come from: changes exactly when the engine deals,
+        re-deals or reshuffles a pile, never on a plain move. The service commits to the cards
+        (`dealt`) each time it changes (engines.commitments). Default: one per deal."""
+        return (self.deal_number(state),)
+
+    def dealt(self, state: State) -> str:
+        """Every place's cards in `state`, as its last shuffle left them, in the game's card
+        notation: one line per seat (`seat N: ...`), then one per other place, hidden or not
+        (a kitty, a row, a draw pile top first). Called right after a shuffle, it is the deal
+        the service commits to; '' for a game without cards to commit to."""
+        return ""
 
     # --- outcome ------------------------------------------------------------------------
     @abstractmethod

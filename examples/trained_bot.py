@@ -63,12 +63,10 @@ class TrainedPolicy:
 
 def table_options(view: TableView, trained: dict[str, Any]) -> dict[str, Any]:
     """The table's options as the codec takes them (JSON numbers back to ints); those it does
-    not show (a secret deck is only a digest) from the training options."""
+    not show (a fixed deck is never shown) from the training options."""
     opts = dict(trained)
     shown = json_format.MessageToDict(view.table.options)
     for name, value in shown.items():
-        if isinstance(value, str) and value.startswith("sha256:"):
-            continue
         opts[name] = int(value) if isinstance(value, float) and value.is_integer() else value
     return opts
 

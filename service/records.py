@@ -81,4 +81,10 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
     elif record.status != Status.ABANDONED:
         raise RuntimeError(f"event log of finished table {table_id} has no deal")
     views.fill_result(out.result, game, views.state_of(game, record), record.players)
+    # the table is over: each commitment's salt and cards may now be shown
+    out.commitments.extend(
+        pb.DealCommitment(index=d.index, deal=d.deal, version=d.version, sha256=d.sha256,
+                          salt=d.salt, cards=d.cards)
+        for d in record.deals
+    )
     return out

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bots.masking import masked
+from engines.commitments import Sealed
 
 
 class StoreError(Exception):
@@ -146,6 +147,18 @@ def seats_from_json(text: str) -> tuple[Seat, ...]:
     return tuple(Seat.from_json(d) for d in json.loads(text))
 
 
+def deals_to_json(deals: Sequence[Sealed]) -> str:
+    """A table's commitments as the stores keep them; '' for none (as rows written before
+    commitments read back)."""
+    if not deals:
+        return ""
+    return json.dumps([d.to_json() for d in deals], separators=(",", ":"))
+
+
+def deals_from_json(text: str | bytes | None) -> tuple[Sealed, ...]:
+    return tuple(Sealed.from_json(d) for d in json.loads(text)) if text else ()
+
+
 @dataclass(frozen=True)
 class TableRecord:
     """A table as stored: everything needed to serve it after a restart.
@@ -171,6 +184,9 @@ class TableRecord:
     # when a person last sat at the table or called with a seat token (unix seconds): stores
     # only ever raise it, and raising it makes no new version (presence is no change)
     seen_at: float = 0.0
+    # the table's deal commitments so far (engines.commitments), oldest first: their digests
+    # are public from their version on; salts and cards leave the server only in the record
+    deals: tuple[Sealed, ...] = ()
 
     @property
     def dealt(self) -> bool:
@@ -293,6 +309,10 @@ PRIVATE_OPTION = "private"
 LADDER_OPTION = "ladder"
 # what a ladder may be called: the characters and length of an entrant's name
 LADDER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+# the table option naming the table for its creator (a tournament's match): public, never
+# given to the engine; a tournament finds its tables by it after a restart
+LABEL_OPTION = "label"
+TABLE_LABEL = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True)

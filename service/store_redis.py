@@ -72,6 +72,8 @@ from service.store import (
     TableRecord,
     VersionConflict,
     check_commit,
+    deals_from_json,
+    deals_to_json,
     event_flags,
     flags_fields,
     matches,
@@ -427,6 +429,7 @@ class RedisStore(Store):
             "fill_level", r.fill_level,
             "seed", r.seed,
             "watched", "1" if r.watched() else "",
+            "deals", deals_to_json(r.deals),
         ]  # fmt: skip
 
     @staticmethod
@@ -446,6 +449,7 @@ class RedisStore(Store):
             seed=h.get(b"seed", b"").decode(),
             # tables written before presence was kept: seen when created
             seen_at=float(h.get(b"seen_at") or h[b"created_at"]),
+            deals=deals_from_json(h.get(b"deals")),  # absent: written before commitments
         )
 
     def _event_fields(self, e: Event) -> list[Any]:

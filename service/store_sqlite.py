@@ -62,6 +62,8 @@ from service.store import (
     TableRecord,
     VersionConflict,
     check_commit,
+    deals_from_json,
+    deals_to_json,
     event_flags,
     flags_fields,
     matches,
@@ -106,11 +108,13 @@ CREATE INDEX IF NOT EXISTS tables_timed ON tables (status, created_at) WHERE {ti
 """
 # Columns added after the first layout: `_open` adds them to older files (ALTER TABLE).
 # seed: the secret seed of a table not dealt yet; seen_at: when a person was last there;
-# watched: 1 while the abandonment round looks at the table (TableRecord.watched)
+# watched: 1 while the abandonment round looks at the table (TableRecord.watched); deals: its
+# deal commitments as JSON ('' none, as in rows written before them)
 ADDED_COLUMNS = (
     ("seed", "TEXT NOT NULL DEFAULT ''"),
     ("seen_at", "REAL NOT NULL DEFAULT 0"),
     ("watched", "INTEGER NOT NULL DEFAULT 0"),
+    ("deals", "TEXT NOT NULL DEFAULT ''"),
 )
 # the abandonment round reads the watched tables unseen the longest, through a partial index
 IDLE_INDEX = (
@@ -181,7 +185,7 @@ SELECT_MATCH = (
 
 TABLE_COLUMNS = (
     "table_id, game, players, options, seats, status, version, state, created_at, "
-    "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched"
+    "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched, deals"
 )
 EVENT_COLUMNS = "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
 
@@ -263,6 +267,7 @@ def _table_row(r: TableRecord, seats_json: str | None = None) -> tuple[Any, ...]
         r.seed,
         r.seen_at,
         int(r.watched()),
+        deals_to_json(r.deals),
     )
 
 
@@ -281,6 +286,7 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         fill_level=row[10],
         seed=row[13],
         seen_at=row[14],
+        deals=deals_from_json(row[16]),
     )
 
 
@@ -316,13 +322,13 @@ def _event(row: tuple[Any, ...]) -> Event:
     )
 
 
-INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 16)})"
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 17)})"
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
 # seen_at is only ever raised: a touch that landed after the writer read the record stays
 UPDATE_TABLE = (
     "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?, state=?,"
     " created_at=?, fill_after=?, fill_level=?, bot_open_at=?, fill_due_at=?, seed=?,"
-    " seen_at=MAX(seen_at, ?), watched=? WHERE table_id=? AND version=?"
+    " seen_at=MAX(seen_at, ?), watched=?, deals=? WHERE table_id=? AND version=?"
 )
 # the same, only if no person was seen since the given time (closing as abandoned)
 UPDATE_IDLE_TABLE = UPDATE_TABLE + " AND seen_at < ?"
@@ -350,6 +356,7 @@ def _only_state_changed(old: TableRecord, new: TableRecord) -> bool:
         and old.fill_level == new.fill_level
         and old.seed == new.seed
         and old.seen_at == new.seen_at
+        and old.deals is new.deals
     )
 
 

@@ -32,15 +32,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bots.levels import LEVELS
+from engines.commitments import Sealed, shuffled
 from engines.contract import Game, IllegalMove
 from service import states
 from service.logging import get_logger
 from service.store import (
     BUDGET_OPTION,
     FALLBACKS,
+    LABEL_OPTION,
     LADDER_NAME,
     LADDER_OPTION,
     PRIVATE_OPTION,
+    TABLE_LABEL,
     TIMER_OPTION,
     Event,
     EventKind,
@@ -85,9 +88,10 @@ MAX_LIST_ENTRANTS = 16
 # match_seconds: a budget per seat for the whole match (needs turn_seconds): thinking past
 # turn_seconds draws on it, and the timer waits for what is left of it too.
 # ladder: the ladder whose matches the table is played for (only such tables are rated).
+# label: a public name its creator gives the table (a tournament finds its match by it).
 TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {
     PRIVATE_OPTION: bool, TIMER_OPTION: (int, float), BUDGET_OPTION: (int, float),
-    LADDER_OPTION: str,
+    LADDER_OPTION: str, LABEL_OPTION: str,
 }
 MAX_TURN_SECONDS = 24 * 3600.0
 MAX_MATCH_SECONDS = 7 * 24 * 3600.0
@@ -395,15 +399,27 @@ class Tables:
         return Status.PLAYING if all(s.occupied for s in seats) else Status.WAITING
 
     @staticmethod
-    def _deal(game: Game, record: TableRecord) -> bytes:
-        """The table's deal, from its seed and options: made when its last seat is taken, and
-        the same as the one CreateTable checked the options with."""
+    def _deal(game: Game, record: TableRecord, version: int) -> TableRecord:
+        """`record` dealt, from its seed and options, at `version`: made when its last seat is
+        taken, and the same deal as the one CreateTable checked the options with. The seed
+        goes (the state keeps what the engine needs of it); the deal's commitment comes."""
         if not record.seed:
             raise RuntimeError(f"table {record.table_id} has neither a deal nor a seed")
         state = game.new_game(record.players, game_options(record.options), record.seed)
         data = game.encode(state)
         states.remember(game, data, state)
-        return data
+        return record.with_(state=data, seed="", deals=Tables._sealed(game, None, state,
+                                                                       (), version))
+
+    @staticmethod
+    def _sealed(
+        game: Game, before: Any | None, after: Any, deals: tuple[Sealed, ...], version: int
+    ) -> tuple[Sealed, ...]:
+        """`deals` with a commitment to the cards of `after` when they are freshly shuffled
+        (engines.commitments), made at `version`; else `deals` itself."""
+        if not shuffled(game, before, after):
+            return deals
+        return (*deals, Sealed.seal(game, after, len(deals), version))
 
     async def present(self, record: TableRecord, seat: int | None) -> None:
         """A seated person called (or keeps a stream open): the table's last-seen time is
@@ -532,6 +548,13 @@ class Tables:
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"table option {LADDER_OPTION!r} must be 1 to 40 of a-z, 0-9, '_', '.', '-', "
+                "starting with a letter or digit",
+            )
+        label = options.get(LABEL_OPTION)
+        if label is not None and TABLE_LABEL.fullmatch(label) is None:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"table option {LABEL_OPTION!r} must be 1 to 64 of a-z, 0-9, '_', '.', '-', "
                 "starting with a letter or digit",
             )
         if BUDGET_OPTION in options:
@@ -756,7 +779,7 @@ class Tables:
             if status == Status.PLAYING and not record.dealt:
                 # the last seat is taken: only now are the cards dealt (this event is the
                 # first to carry them, and the record's initial state)
-                new = new.with_(state=self._deal(game, record), seed="")
+                new = self._deal(game, new, new.version)
             if not bot:
                 new = new.with_(seen_at=max(now, record.seen_at))
             event = self._event(new, EventKind.JOINED, seat, taken.name, now)
@@ -980,7 +1003,11 @@ class Tables:
         states.remember(game, data, after)
         status = Status.FINISHED if over else record.status
         new = record.with_(
-            state=data, status=status, version=record.version + 1, seats=seats or record.seats
+            state=data,
+            status=status,
+            version=record.version + 1,
+            seats=seats or record.seats,
+            deals=self._sealed(game, state, after, record.deals, record.version + 1),
         )
         events = [
             self._event(

@@ -15,7 +15,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from bots.levels import LEVELS
-from engines.contract import Game, OptionSpec, public_options
+from engines.contract import Game, OptionSpec, fixes_cards, public_options
 from engines.registry import get_game
 from service import states
 from service.store import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
@@ -123,7 +123,9 @@ class _TableTemplates:
             ],
             created_at=record.created_at,
         )
-        template.options.update(public_options(get_game(record.game).info.options, options))
+        specs = get_game(record.game).info.options
+        template.options.update(public_options(specs, options))
+        template.fixed_deck = fixes_cards(specs, options)
         if len(self._built) >= self._size:
             self._built.clear()
         self._built[(id(seats), id(options))] = (seats, options, template)
@@ -200,6 +202,7 @@ def table_view(
         assert state is not None
         out.on_turn.extend(sorted(game.on_turn(state)))
     fill_result(out.result, game, state, record.players)
+    fill_commitment(out.commitment, record)
     if seat is not None:
         out.seat = seat
         if seat in acting:
@@ -214,6 +217,17 @@ def table_view(
             away = record.seats[seat].away
             out.deadline = last_time if away else last_time + turn + (left or 0.0)
     return out
+
+
+def fill_commitment(out: pb.DealCommitment, record: TableRecord) -> None:
+    """The commitment to the cards in play at `record`'s version (a snapshot's at its event),
+    public fields only: its salt and cards stay on the server until the record is exported.
+    Left unset before the deal."""
+    for sealed in reversed(record.deals):
+        if sealed.version <= record.version:
+            out.index, out.deal = sealed.index, sealed.deal
+            out.version, out.sha256 = sealed.version, sealed.sha256
+            return
 
 
 def shown_move(game: Game, event: Event, before: bytes | None, observer: int | None) -> str:

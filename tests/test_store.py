@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import pytest
 import redis
 
+from engines.commitments import Sealed
 from service.store import (
     FALLBACKS,
     Event,
@@ -171,6 +172,64 @@ def test_fallbacks_and_match_budgets_round_trip(make_store: Callable[[], Store])
         assert [e.fallback for e in back] == [*FALLBACKS, ""]
         assert back[0].seats[0].budget_used == 1.25
         await store.close()
+
+    run(go())
+
+
+def _sealed(index: int) -> Sealed:
+    return Sealed(index, index, 2 + index, f"{index:064x}", f"{index:032x}", f"seat 0: {index}")
+
+
+def test_deal_commitments_round_trip(make_store: Callable[[], Store]) -> None:
+    """A table's commitments (salts and cards included) come back from every backend, also
+    after a move that changes nothing else but the state (SQLite's short UPDATE) and after
+    one that adds a commitment beside the state."""
+
+    async def go() -> None:
+        store = make_store()
+        await _seed(store)
+        dealt = record("t1", version=2, state=b"dealt", deals=(_sealed(0),))
+        await store.commit(dealt, [event("t1", 2)], 1)
+        moved = dealt.with_(version=3, state=b"moved")
+        await store.commit(moved, [event("t1", 3)], 2)
+        redealt = moved.with_(version=4, state=b"redealt", deals=(*moved.deals, _sealed(1)))
+        await store.commit(redealt, [event("t1", 4)], 3)
+        fresh = make_store()
+        assert await fresh.get("t1") == redealt
+        for s in {id(store): store, id(fresh): fresh}.values():
+            await s.close()
+
+    run(go())
+
+
+def test_tables_stored_before_commitments_read_back_without_any(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """A SQLite file without the `deals` column (gained when opened) and a Redis hash without
+    the field read back with no commitments."""
+
+    async def go() -> None:
+        path = tmp_path / "old.sqlite"
+        store = SQLiteStore(path)
+        await _seed(store)
+        await store.close()
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute("ALTER TABLE tables DROP COLUMN deals")
+            conn.commit()
+        reopened = SQLiteStore(path)
+        assert await reopened.get("t1") == record("t1")
+        await reopened.close()
+        red = RedisStore(redis_url)
+        await _seed(red)
+        prefix = redis_url.split("prefix=", 1)[1]
+        raw = redis.Redis.from_url(REDIS_URL)
+        try:
+            assert raw.hdel(f"{prefix}t:t1", "deals") == 1
+        finally:
+            raw.close()
+        back = await red.get("t1")
+        assert back is not None and back.deals == () and back == record("t1")
+        await red.close()
 
     run(go())
 

@@ -231,7 +231,8 @@ def test_killed_tournament_resumes_without_playing_a_deal_twice(
 
 def test_a_table_created_just_before_a_kill_is_adopted(stack: Server, tmp_path: Path) -> None:
     """Killed after CreateTable but before its id was stored: the restart finds the table on
-    the server by its deal's cards and seats instead of playing the deal again."""
+    the server by its label (the run's public name and the deal) and seats instead of playing
+    the deal again."""
     from bots.tournament.play import Runner
     from bots.tournament.results import ResultFile
     from bots.tournament.schedule import Match
@@ -240,7 +241,7 @@ def test_a_table_created_just_before_a_kill_is_adopted(stack: Server, tmp_path: 
     out = tmp_path / "adopt"
     out.mkdir()
     meta = {"game": "dou_dizhu", "entrants": ["random", "heuristic"], "players": 3,
-            "options": {}, "deals": 1, "seed": "croupier"}
+            "options": {}, "deals": 1, "seed": "croupier", "run": "adopt"}
     results = ResultFile(out / "results.sqlite")
     results.claim_meta({**meta, "shard": [0, 1]})
     match = Match(0, ("heuristic", "random", "random"))

@@ -19,7 +19,7 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from bots import records
-from bots.arena import seatings
+from bots.tournament.schedule import Seating
 from tests.bot_support import CROUPIER, REPO, Bots, Proc, Server, child_env, stub_for
 
 NODE = shutil.which("node")
@@ -72,7 +72,8 @@ def test_every_game_with_outside_entrants(stack: tuple[Server, list[str]],
     server, outside = stack
     entrants = ["random", *(f"ext:{name}" for name in outside)]
     running = {
-        game: subprocess.Popen(_tournament(server, game, entrants, tmp_path / game, *extra),
+        game: subprocess.Popen(_tournament(server, game, entrants, tmp_path / game,
+                                           "--filler", "random", *extra),
                                cwd=REPO, env=child_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
         for game, extra in GAMES.items()
@@ -86,7 +87,8 @@ def test_every_game_with_outside_entrants(stack: tuple[Server, list[str]],
         files = sorted((out / "records").glob("*.json"))
         names = ["random", *outside]
         assert rep["deals_complete"] == 1 and rep["tables"] == len(files)
-        assert len(files) == len(seatings(names, records.load(files[0]).players))
+        players = records.load(files[0]).players
+        assert len(files) == len(Seating("random").arrangements(names, players))
         rows = {r["entrant"]: r for r in rep["entrant_stats"]}
         assert list(rows) == names, game
         for name in names:
@@ -100,8 +102,10 @@ def test_every_game_with_outside_entrants(stack: tuple[Server, list[str]],
         for path in files:
             rec = records.load(path)
             assert records.replay(rec) == rec.result
-            # the outside seats were played by their own programs, not the workers
+            # the outside seats were played by their own programs, not the workers, each
+            # holding one seat of the table (--filler random took the others)
             assert [s.entrant for s in rec.seats] == path.stem.split("-")[2:], path.name
+            assert all([s.entrant for s in rec.seats].count(o) == 1 for o in outside)
 
 
 # A bridge program that misbehaves on purpose, by its n-th decision at each seat: 1 it sleeps
@@ -164,8 +168,8 @@ def test_misbehaving_outside_entrant_is_counted(stack: tuple[Server, list[str]],
     out = tmp_path / "t"
     try:
         done = subprocess.run(
-            _tournament(server, "dou_dizhu", ["random", "ext:wild"], out,
-                        "--move-seconds", "1", "--match-seconds", "0.5"),
+            _tournament(server, "dou_dizhu", ["random", "ext:wild"], out, "--filler",
+                        "random", "--move-seconds", "1", "--match-seconds", "0.5"),
             cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=240)
     finally:
         bridge.stop()
@@ -174,7 +178,7 @@ def test_misbehaving_outside_entrant_is_counted(stack: tuple[Server, list[str]],
     assert acts == {"sleep", "garbage", "illegal", "crash"}, acts
     replaced = _fallbacks(tmp_path / "wild.log")
     rep = json.loads((out / "report.json").read_text())
-    tables = len(seatings(["random", "wild"], 3))
+    tables = len(Seating("random").arrangements(["random", "wild"], 3))
     assert rep["tables"] == tables and rep["move_seconds"] == 1 and rep["match_seconds"] == 0.5
     wild = next(r for r in rep["entrant_stats"] if r["entrant"] == "wild")
     assert wild["tables"] == tables
@@ -208,10 +212,11 @@ def test_a_begun_table_with_outside_seats_is_adopted(stack: tuple[Server, list[s
     out.mkdir()
     meta = {"game": "dou_dizhu", "entrants": ["random", "pybot"], "players": 3,
             "options": {}, "deals": 1, "seed": "adopt-outside", "move_seconds": 5,
-            "match_seconds": 0}
+            "match_seconds": 0, "filler": "random", "shared_seats": False,
+            "seed_drawn": False, "run": "adopt"}
     results = ResultFile(out / "results.sqlite")
     results.claim_meta({**meta, "shard": [0, 1]})
-    match = Match(0, ("pybot", "random", "pybot"))
+    match = Match(0, ("pybot", "random", "random"))
     request = Runner(None, results, meta, out)._request(match)  # type: ignore[arg-type]
     results.started(match, "")  # what the killed run had written before CreateTable
     channel, stub = stub_for(server.address)
@@ -219,11 +224,11 @@ def test_a_begun_table_with_outside_seats_is_adopted(stack: tuple[Server, list[s
         orphan = stub.CreateTable(request, timeout=10).table_id
         seats = stub.GetView(pb.GetViewRequest(table_id=orphan), timeout=10).table.seats
     assert [(s.entrant, s.bot_level) for s in seats] == [
-        ("pybot", ""), ("random", "random"), ("pybot", "")]
+        ("pybot", ""), ("random", "random"), ("random", "random")]
     results.close()
     done = subprocess.run(
         _tournament(server, "dou_dizhu", ["random", "ext:pybot"], out, "--seed",
-                    "adopt-outside", "--move-seconds", "5"),
+                    "adopt-outside", "--move-seconds", "5", "--filler", "random"),
         cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, _describe(server, done)
     f = ResultFile(out / "results.sqlite")
@@ -232,4 +237,5 @@ def test_a_begun_table_with_outside_seats_is_adopted(stack: tuple[Server, list[s
     finally:
         f.close()
     assert rows[match.seating] == orphan
-    assert len(set(rows.values())) == len(seatings(["random", "pybot"], 3))
+    assert len(set(rows.values())) == len(Seating("random").arrangements(
+        ["random", "pybot"], 3))

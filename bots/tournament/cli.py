@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import math
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds, outside
 from bots.tournament.entrants import parse as parse_entrants
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
-from bots.tournament.schedule import parse_shard, plan
+from bots.tournament.schedule import Seating, parse_shard, plan
 from engines.contract import option_argument
 from engines.registry import get_game
 
@@ -57,7 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match-seconds", type=float, default=0.0, metavar="B",
                    help="with --move-seconds: a per-seat bank of B seconds for the whole match, "
                    "drawn on by moves slower than S (table option match_seconds)")
-    p.add_argument("--seed", default="croupier", help="seed of the deals (default %(default)s)")
+    p.add_argument("--seed", default=None,
+                   help="seed of the deals, to reproduce a run: whoever knows it can compute "
+                   "every deal (default: a secret one of 128 bits, drawn for the --out folder, "
+                   "kept in its result file and revealed in the report)")
+    p.add_argument("--filler", default="", metavar="LEVEL",
+                   help="with fewer entrants than seats: the built-in level that takes the seats "
+                   "left over (no outside entrant holds two seats of one table)")
+    p.add_argument("--allow-shared-seats", action="store_true",
+                   help="with fewer entrants than seats: let entrants hold several seats of one "
+                   "table (an outside program holding two seats sees both hands)")
     p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
     p.add_argument("--shard", default="0/1", metavar="I/N",
                    help="play only deals d with d mod N == I; results go to results-I-of-N.sqlite")
@@ -77,8 +87,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     if not game.info.min_players <= players <= game.info.max_players:
         raise ValueError(f"{args.game} is played by {game.info.min_players} to "
                          f"{game.info.max_players} players, not {players}")
-    if len(entrants) > players:
-        raise ValueError(f"{len(entrants)} entrants for {players} seats")
+    seating = Seating(args.filler, args.allow_shared_seats)
+    seating.arrangements(entrants, players)  # ValueError: an outside entrant on two seats
     if "deck" in dict(args.option):
         raise ValueError("the tournament draws every deal's deck itself (from --seed); "
                          "--option deck is not allowed")
@@ -90,7 +100,36 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(problem)
     return {"game": args.game, "entrants": entrants, "players": players,
             "options": dict(args.option), "deals": args.deals, "seed": args.seed,
-            "move_seconds": move, "match_seconds": match}
+            "move_seconds": move, "match_seconds": match, "filler": seating.filler,
+            "shared_seats": seating.shared}
+
+
+def _seed(meta: dict[str, Any], results: ResultFile) -> dict[str, Any]:
+    """`meta` with its seed: the one given; else the one this folder's result file keeps
+    (a run resumed); else a fresh secret one of 128 bits. `seed_drawn` says which, and `run`
+    is a public random name for the run's tables (their option `label`), never derived
+    from the seed."""
+    stored = results.meta()
+    if meta["seed"] is None:
+        if stored.get("seed"):
+            drawn = bool(stored.get("seed_drawn", False))
+            return {**meta, "seed": stored["seed"], "seed_drawn": drawn,
+                    "run": stored.get("run") or secrets.token_hex(6)}
+        return {**meta, "seed": secrets.token_hex(16), "seed_drawn": True,
+                "run": secrets.token_hex(6)}
+    return {**meta, "seed_drawn": False, "run": stored.get("run") or secrets.token_hex(6)}
+
+
+def seed_warning(entrants: list[str], seed_given: bool,
+                 default: str = "a secret one is drawn and revealed in the report") -> str:
+    """The warning for a seed given on the command line while outside entrants play ('' for
+    none): whoever knows the seed can compute every deal, every seat's cards."""
+    others = outside(entrants)
+    if not seed_given or not others:
+        return ""
+    return (f"warning: --seed with outside entrants ({', '.join(others)}): anyone who knows or "
+            "guesses the seed can compute every deal of this run, every seat's cards. Give a "
+            f"seed only to reproduce a run; leave it out for a run that counts ({default}).")
 
 
 def _time_control(args: argparse.Namespace, entrants: list[str]) -> tuple[float, float]:
@@ -119,7 +158,8 @@ async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultF
                 shard: tuple[int, int]) -> int:
     """Plays the shard's matches not played yet; returns how many deals it completed."""
     done = results.done_keys()
-    everything = plan(meta["entrants"], meta["players"], meta["deals"], shard)
+    seating = Seating(meta.get("filler", ""), bool(meta.get("shared_seats")))
+    everything = plan(meta["entrants"], meta["players"], meta["deals"], shard, seating)
     matches = [m for m in everything if m.key not in done]
     all_deals = {m.deal for m in everything}
     left = deals_left(matches)
@@ -174,10 +214,14 @@ def main(argv: list[str] | None = None) -> int:
         shard = parse_shard(args.shard)
         args.out.mkdir(parents=True, exist_ok=True)
         results = ResultFile(args.out / _result_name(shard))
+        meta = _seed(meta, results)
         results.claim_meta({**meta, "shard": list(shard)})
     except ValueError as e:
         print(f"croupier tournament: {e}", file=sys.stderr)
         return 2
+    warning = seed_warning(meta["entrants"], args.seed is not None)
+    if warning:
+        print(warning, file=sys.stderr)
     try:
         asyncio.run(_play(args, meta, results, shard))
     except TournamentError as e:

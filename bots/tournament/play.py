@@ -78,6 +78,11 @@ class Runner:
             seats=[seat_spec(name) for name in match.seating],
         )
         options = {**m["options"], **time_options(m)}
+        # the tables of one deal are found again by their label after a restart: the run's
+        # public random name (a ladder's names its match too), never derived from the seed
+        prefix = m.get("label") or (f"t-{m['run']}" if m.get("run") else "")
+        if prefix:
+            options["label"] = f"{prefix}-deal-{match.deal}"
         request.options.update(
             deal_options(m["game"], m["players"], options, m["seed"], match.deal)
         )
@@ -85,9 +90,9 @@ class Runner:
 
     async def _adopt(self, match: Match) -> str:
         """A table this match created before a kill cut off storing its id: found among the
-        server's newest tables (2,000 at most) by its options (the digest of the deal's deck, which tables
-        show in its place) and its seats' entrants. '' when none is found (then the match is
-        played on a new table)."""
+        server's newest tables (2,000 at most) by its options as tables show them (the deck
+        left out; the label names the run and the deal) and its seats' entrants. '' when none
+        is found (then the match is played on a new table)."""
         request = self._request(match)
         shown = struct_pb2.Struct()
         shown.update(public_options(get_game(request.game).info.options,

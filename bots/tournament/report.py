@@ -11,16 +11,24 @@ from typing import Any
 from bots.tournament import ratings, stats
 from bots.tournament.entrants import is_outside, outside
 from bots.tournament.results import Outcome
+from bots.tournament.schedule import Seating
 
 
 def build(meta: dict[str, Any], outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    entrants = list(meta["entrants"])
+    """The report of a finished run: the place where its seed is revealed (the deals can be
+    recomputed from it, and each table's record holds its cards and commitments)."""
+    seating = Seating(meta.get("filler", ""), bool(meta.get("shared_seats")))
+    given = list(meta["entrants"])
+    entrants = seating.participants(given)
     players = int(meta["players"])
     return {
         "game": meta["game"], "entrants": entrants, "players": players,
         "options": meta.get("options", {}), "seed": meta.get("seed", ""),
+        "seed_drawn": bool(meta.get("seed_drawn")),
+        "filler": seating.filler, "shared_seats": seating.shared,
+        "seating": seating.note(given, players),
         "deals_planned": meta.get("deals", 0),
-        "deals_complete": _complete_deals(outcomes, entrants, players),
+        "deals_complete": _complete_deals(outcomes, len(seating.arrangements(given, players))),
         "tables": len(outcomes),
         "entrants_summary": ratings.per_entrant(outcomes, players),
         "ratings": ratings.fit(outcomes, entrants),
@@ -60,10 +68,7 @@ def caveat(entrants: list[str]) -> str:
             "between tables.")
 
 
-def _complete_deals(outcomes: Sequence[Outcome], entrants: list[str], players: int) -> int:
-    from bots.arena import seatings
-
-    need = len(seatings(entrants, players))
+def _complete_deals(outcomes: Sequence[Outcome], need: int) -> int:
     counts: dict[int, int] = {}
     for o in outcomes:
         counts[o.deal] = counts.get(o.deal, 0) + 1
@@ -76,8 +81,10 @@ def markdown(rep: dict[str, Any]) -> str:
         "",
         f"{rep['deals_complete']} of {rep['deals_planned']} deals complete, {rep['tables']} "
         f"tables ({rep['players']} players, every deal played with every seating on the same "
-        f"cards); options {json.dumps(rep['options'])}; seed {rep['seed']!r}; "
+        f"cards); options {json.dumps(rep['options'])}; seed {rep['seed']!r}"
+        f"{' (drawn secretly for this run, revealed here)' if rep.get('seed_drawn') else ''}; "
         f"{_time_text(rep)}.",
+        *(["", rep["seating"]] if rep.get("seating") else []),
         "",
         "| entrant | rating (Elo scale) | 95% CI | mean points per deal | 95% CI | win rate "
         "| 95% CI | seat-deals |",

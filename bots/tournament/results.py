@@ -50,7 +50,10 @@ CREATE TABLE IF NOT EXISTS seat_stats (
 """
 
 # settings added after the first result files: what a file without them was played with
-META_DEFAULTS: dict[str, Any] = {"move_seconds": 0, "match_seconds": 0}
+META_DEFAULTS: dict[str, Any] = {"move_seconds": 0, "match_seconds": 0, "filler": "",
+                                 "shared_seats": False, "seed_drawn": False}
+# kept in the meta but no setting: a run resumed keeps its own (the public name of its tables)
+NOT_SETTINGS = frozenset({"run"})
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class ResultFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if not path.exists():
+            # it keeps the run's secret seed: readable by its owner only (SQLite gives its
+            # journal files the same permissions)
+            path.touch(mode=0o600)
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
@@ -86,7 +93,7 @@ class ResultFile:
             def value(d: dict[str, Any], k: str) -> Any:
                 return json.loads(json.dumps(d.get(k, META_DEFAULTS.get(k))))
 
-            differs = sorted(k for k in meta.keys() | stored.keys()
+            differs = sorted(k for k in (meta.keys() | stored.keys()) - NOT_SETTINGS
                              if value(stored, k) != value(meta, k))
             if differs:
                 raise ValueError(
@@ -197,21 +204,29 @@ def merge(paths: Iterable[Path]) -> tuple[dict[str, Any], list[Outcome]]:
     """Settings and outcomes of several shards of one tournament; a match present in two
     files is counted once, and files of different tournaments are refused."""
     meta: dict[str, Any] = {}
+    seeds: list[str] = []
     seen: dict[tuple[int, tuple[str, ...]], Outcome] = {}
-    common = ("game", "entrants", "players", "options", "deals", "seed", *META_DEFAULTS)
+    common = ("game", "entrants", "players", "options", "deals", *META_DEFAULTS)
     for path in result_files(paths):
         f = ResultFile(path)
         try:
             m = {**META_DEFAULTS, **f.meta()}
             if m == META_DEFAULTS:
                 continue
-            if meta and any(meta.get(k) != m.get(k) for k in common):
+            # shards share a seed given to them all, or each drew its own secret one
+            other_seed = meta and m["seed"] != meta["seed"] and not (
+                m["seed_drawn"] and meta["seed_drawn"])
+            if meta and (other_seed or any(meta.get(k) != m.get(k) for k in common)):
                 raise ValueError(f"{path} belongs to another tournament")
             meta = meta or m
+            if m["seed"] not in seeds:
+                seeds.append(m["seed"])
             for o in f.outcomes():
                 known = seen.get((o.deal, o.seating))
                 if known is None or (o.stats and not known.stats):
                     seen[(o.deal, o.seating)] = o
         finally:
             f.close()
+    if meta:
+        meta["seed"] = ", ".join(seeds)  # one per shard where each drew its own
     return meta, sorted(seen.values(), key=lambda o: (o.deal, o.seating))

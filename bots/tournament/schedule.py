@@ -9,10 +9,12 @@ match option keeps the whole table on those cards.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bots.arena import seatings
+from bots.levels import LEVELS
 from engines.dobro import cards as dobro_cards
 from engines.doppelkopf import cards as doko_cards
 from engines.dos import cards as dos_cards
@@ -91,10 +93,70 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
-def plan(entrants: list[str], players: int, deals: int, shard: tuple[int, int] = (0, 1)
-         ) -> list[Match]:
+@dataclass(frozen=True)
+class Seating:
+    """How a tournament's entrants fill a table with more seats than entrants.
+
+    By default no outside entrant holds two seats of one table: a program holding two seats
+    (one SDK process, or a program shared between them) would see both hands, a partner's
+    included. The seats beyond the entrants go to `filler`, a built-in level the runner names
+    (bot workers play each of its seats on that seat's own view); with `shared` the entrants
+    take them (every seating in which each entrant plays at least once), as the report says.
+    Built-in levels may always hold several seats: the workers play each on its own view.
+    """
+
+    filler: str = ""
+    shared: bool = False
+
+    def participants(self, entrants: Sequence[str]) -> list[str]:
+        """Who plays: the entrants, and the filler when it is not one of them."""
+        extra = [self.filler] if self.filler and self.filler not in entrants else []
+        return [*entrants, *extra]
+
+    def arrangements(self, entrants: Sequence[str], players: int) -> list[tuple[str, ...]]:
+        """Every seating of one deal; ValueError saying what to do when an outside entrant
+        would hold two seats of a table."""
+        if len(entrants) > players:
+            raise ValueError(f"{len(entrants)} entrants for {players} seats")
+        if self.filler and self.filler not in LEVELS:
+            raise ValueError(f"--filler {self.filler!r} is no built-in level ({', '.join(LEVELS)}): "
+                             "the seats left over are filled by bot workers")
+        if self.filler and self.shared:
+            raise ValueError("give one of --filler (seats left over go to a built-in level) "
+                             "and --allow-shared-seats (entrants take them)")
+        spare = players - len(entrants)
+        if self.filler and spare:
+            return seatings([*entrants, *[self.filler] * spare], players)
+        outside = [e for e in entrants if e not in LEVELS]
+        if spare and outside and not self.shared:
+            raise ValueError(
+                f"{len(entrants)} entrants for {players} seats: an entrant would hold two "
+                f"seats of one table, and an outside one ({', '.join(outside)}) would then see "
+                "both hands, a partner's included. Name a built-in level to take the seats "
+                "left over (--filler random), or allow it (--allow-shared-seats)"
+            )
+        return seatings(list(entrants), players)
+
+    def note(self, entrants: Sequence[str], players: int) -> str:
+        """What the report says about the seating ('' when every seat is an entrant's)."""
+        spare = players - len(entrants)
+        if spare <= 0:
+            return ""
+        if self.filler:
+            return (f"{players} seats, {len(entrants)} entrants: the {spare} seat(s) left over "
+                    f"at each table were played by the built-in level {self.filler} (--filler).")
+        if self.shared:
+            return (f"{players} seats, {len(entrants)} entrants: entrants held several seats of "
+                    "one table (--allow-shared-seats); a program holding two seats could see "
+                    "both hands.")
+        return (f"{players} seats, {len(entrants)} entrants: built-in levels held the seats "
+                "left over, each seat played on its own view.")
+
+
+def plan(entrants: list[str], players: int, deals: int, shard: tuple[int, int] = (0, 1),
+         seating: Seating = Seating()) -> list[Match]:
     """The matches of one shard: whole deals (every seating of a deal stays in one shard, so
     each shard's results are duplicate on their own), deal d going to shard d mod n."""
     i, n = shard
-    arrangements = seatings(entrants, players)
+    arrangements = seating.arrangements(entrants, players)
     return [Match(d, s) for d in range(deals) if d % n == i for s in arrangements]

@@ -332,6 +332,14 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
     def deal_number(self, state: DobroState) -> int:
         return state.round
 
+    def dealt(self, state: DobroState) -> str:
+        """The hands, the cards set aside (two players) and the draw pile, top first."""
+        lines = [f"seat {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
+        if state.players == 2:
+            lines.append(f"aside: {cards_text(state.aside)}")
+        lines.append(f"pile: {pile_text(state.pile[state.pos:])}")
+        return "\n".join(lines)
+
     def num_players(self, state: DobroState) -> int:
         return state.players
 

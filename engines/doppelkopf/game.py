@@ -685,6 +685,10 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
     def deal_number(self, state: DoppelkopfState) -> int:
         return state.deal_number
 
+    def dealt(self, state: DoppelkopfState) -> str:
+        """The four hands, sorted as a normal game holds them."""
+        return "\n".join(f"seat {i}: {hand_text(h)}" for i, h in enumerate(state.hands))
+
     def num_players(self, state: DoppelkopfState) -> int:
         return PLAYERS
 

@@ -659,6 +659,15 @@ class Dos(Game[DosState, Move, pb.DosView]):
     def deal_number(self, state: DosState) -> int:
         return state.round
 
+    def shuffles(self, state: DosState) -> tuple[int, ...]:
+        """Each round's deal, and each reshuffle of the discards into a new draw pile."""
+        return (state.round, state.reshuffles)
+
+    def dealt(self, state: DosState) -> str:
+        """The hands, the centre row and the draw pile, top first."""
+        lines = [f"seat {i}: {codes(h)}" for i, h in enumerate(state.hands)]
+        return "\n".join([*lines, f"row: {codes(state.row)}", f"pile: {codes(state.pile)}"])
+
     def num_players(self, state: DosState) -> int:
         return state.players
 

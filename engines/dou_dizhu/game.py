@@ -300,6 +300,16 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
     def deal_number(self, state: DouDizhuState) -> int:
         return state.deal_number
 
+    def shuffles(self, state: DouDizhuState) -> tuple[int, ...]:
+        """A hand nobody bids on is dealt again in the same deal: each shuffle counts."""
+        return (state.shuffles,)
+
+    def dealt(self, state: DouDizhuState) -> str:
+        """The hands (ranks, as views show them), the kitty and the face-up card."""
+        seats = [f"seat {i}: {ranks_text(h)}" for i, h in enumerate(state.hands)]
+        return "\n".join([*seats, f"kitty: {ranks_text(state.kitty)}",
+                          f"face up: {card_text(state.face_up_card)}"])
+
     def num_players(self, state: DouDizhuState) -> int:
         return PLAYERS
 

@@ -411,6 +411,13 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
     def deal_number(self, state: SobeEDesceState) -> int:
         return state.deal_number
 
+    def dealt(self, state: SobeEDesceState) -> str:
+        """The hands, the cards each seat gets next (the chooser's first) and the stock."""
+        lines = [f"seat {i}: {cards_text(h)}" for i, h in enumerate(state.hands)]
+        pending = " ".join(CARD_TEXT[c] for c in state.pending)
+        stock = " ".join(CARD_TEXT[c] for c in state.stock)
+        return "\n".join([*lines, f"pending: {pending}", f"stock: {stock}"])
+
     def num_players(self, state: SobeEDesceState) -> int:
         return PLAYERS
 

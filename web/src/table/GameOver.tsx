@@ -23,11 +23,11 @@ async function download(tableId: string, onError: (e: string) => void): Promise<
 
 // A new table like a finished one: same game, players, options and seats (a person's seat
 // stays a person's, a bot's keeps its level); whoever played here sits down at the same seat,
-// a spectator watches. A deck option comes back as its digest ("sha256:..."), not the cards:
-// the new table deals from its own seed instead.
+// a spectator watches. A fixed deck is never shown (Table.fixedDeck only): the new table
+// deals from its own seed instead. The label named the old table (a tournament's), not this.
 async function again(table: Table, mine: number | null, onError: (e: string) => void): Promise<void> {
   const options = Object.fromEntries(Object.entries(table.options ?? {})
-    .filter(([, value]) => !(typeof value === "string" && value.startsWith("sha256:"))));
+    .filter(([name]) => name !== "label"));
   const seats = table.seats.map((s) => (s.kind === SeatKind.BOT ? { kind: SeatKind.BOT, botLevel: s.botLevel } : { kind: SeatKind.HUMAN }));
   try {
     const fresh = await api.createTable({ game: table.game, players: table.players, seats, options });
