@@ -638,6 +638,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="let the confined program use the network")
     box.add_argument("--sandbox-bind", action="append", default=[], metavar="PATH",
                      help="a further path the confined program may read (repeatable)")
+    box.add_argument("--sandbox-write", action="append", default=[], metavar="DIR",
+                     help="a directory the confined program may also write (repeatable): "
+                     "what it keeps across its restarts")
     box.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                      help="the program's address space, at most (0: no limit; default "
                      "%(default)s); over it, its allocations fail and it dies: a crash")
@@ -668,13 +671,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sandbox = Sandbox(enabled=not args.no_sandbox, network=args.sandbox_network,
                       cpu_seconds=args.cpu_seconds, memory_mb=args.memory_mb,
-                      binds=tuple(args.sandbox_bind))
+                      binds=tuple(args.sandbox_bind), writable=tuple(args.sandbox_write))
     try:
         key = api_key_of(args)
         key_file = args.key_file or os.environ.get("CROUPIER_API_KEY_FILE", "")
         if key_file and sandbox.enabled and sandbox.shows(command, key_file):
             raise ValueError(f"the key file {key_file} lies where the confined program may "
-                             "read it (its own directory, or a --sandbox-bind): move it")
+                             "read it (its own directory, a --sandbox-bind or "
+                             "--sandbox-write): move it")
         bot_logging.configure(args.log_level, log_file=args.log_file)
     except OSError as e:
         print(f"croupier bot-bridge: cannot open the log file {args.log_file}: {e}",
@@ -694,6 +698,7 @@ def main(argv: list[str] | None = None) -> int:
                     "processes' command lines)")
     else:
         log.info("sandbox_on", network=sandbox.network, visible=sandbox.visible(command),
+                 writable=sandbox.written(),
                  memory_mb=sandbox.memory_mb or None, cpu_seconds=sandbox.cpu_seconds or None)
     try:
         # serve, not run: run would set up logging again, without the log file

@@ -44,13 +44,15 @@ class SandboxError(Exception):
 @dataclass(frozen=True)
 class Sandbox:
     """How a program is started: confined (`enabled`) or not, with limits either way.
-    `cpu_seconds` and `memory_mb` 0: no limit. `binds`: more paths it may read."""
+    `cpu_seconds` and `memory_mb` 0: no limit. `binds`: more paths it may read; `writable`:
+    directories it may also write (what it keeps across its restarts)."""
 
     enabled: bool = True
     network: bool = False
     cpu_seconds: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     binds: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Raises SandboxError unless the tools are there and bwrap can make its namespaces
@@ -106,7 +108,12 @@ class Sandbox:
         if not self.enabled:
             return True
         target = Path(path).resolve()
-        return any(_within(target, Path(p)) for p in (*self.visible(program), *SYSTEM_DIRS))
+        shown = (*self.visible(program), *self.written(), *SYSTEM_DIRS)
+        return any(_within(target, Path(p)) for p in shown)
+
+    def written(self) -> list[str]:
+        """The host's directories the confined program may write."""
+        return sorted({str(Path(w).resolve()) for w in self.writable})
 
     def _limits(self) -> list[str]:
         limits = []
@@ -128,6 +135,8 @@ class Sandbox:
             out += _bind(path)
         for path in self.visible(argv):
             out += _bind(path)
+        for path in self.written():  # after the read-only ones: it may lie inside one
+            out += ["--bind", path, path]
         home = _program_home(argv)
         out += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
                 "--chdir", home or "/tmp"]
