@@ -6,7 +6,9 @@ Its stderr goes to the bridge's log. Whatever the program does, the table goes o
 that is not a move, a move that is not legal, no answer in time, or a program that died are
 each answered with a legal default move, with the SDK's fallback reason set, and a program
 that died is started again (backoff, at most once a second). Seat tokens and API keys stay in
-the bridge's process: the program sees only its seat's view.
+the bridge's process: the program sees only its seat's view. By default the program runs
+confined (bots.sandbox: bubblewrap, no view of the host's files, no network) with memory and
+CPU-time limits.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from croupier.v1 import croupier_pb2
 from google.protobuf import json_format
 
 from bots import sdk
+from bots.channel import add_key_flags, api_key_of
+from bots.sandbox import DEFAULT_MEMORY_MB, Sandbox, SandboxError
 
 log = structlog.get_logger("croupier.bridge")
 
@@ -36,13 +40,14 @@ PROTOCOL = "croupier-bot/1"
 MODES = ("per-seat", "shared")
 HELLO_SECONDS = 10.0  # a program that has not said hello by then is treated as crashed
 MAX_LINE = 1 << 20  # bytes of one line from the program; a longer one is garbage
+TEXT_BYTES = 1000  # of an answer line kept to show (the record keeps at most 200 characters)
 STDERR_CHARS = 500  # a stderr line is logged cut to this
 MAX_NAME = 80
 RESTART_MIN = 1.0  # seconds between two starts of one program, at least
 RESTART_MAX = 30.0  # the backoff of a program that keeps dying without answering stops here
 STOP_SECONDS = 3.0  # a program whose stdin was closed has this long to exit before SIGTERM
 # variables the program's environment does not inherit: the bridge's own credentials
-PRIVATE_ENV = ("CROUPIER_API_KEY", "CROUPIER_BOT_TLS_KEY")
+PRIVATE_ENV = ("CROUPIER_API_KEY", "CROUPIER_API_KEY_FILE", "CROUPIER_BOT_TLS_KEY")
 
 GARBAGE, LATE, CRASHED = sdk.GARBAGE, sdk.LATE, sdk.CRASHED
 
@@ -79,23 +84,29 @@ def parse_hello(line: bytes) -> Hello:
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer line: the decision it names (None: not said) and its move (None: garbage)."""
+    """One answer line: the decision it names (None: not said), its move (None: garbage, and
+    `problem` says why) and the line's text (cut: what the record keeps of a bad answer)."""
 
     id: int | None
     move: str | None
+    problem: str = ""
+    text: str = ""
 
 
 def parse_answer(line: bytes) -> Answer:
+    text = line[:TEXT_BYTES].decode("utf-8", "replace").rstrip("\r\n")
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return Answer(None, None)
+        return Answer(None, None, "the answer is not JSON", text)
     if not isinstance(data, dict):
-        return Answer(None, None)
+        return Answer(None, None, "the answer is not a JSON object", text)
     raw_id = data.get("id")
     ident = raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool) else None
     move = data.get("move")
-    return Answer(ident, move if isinstance(move, str) else None)
+    if not isinstance(move, str):
+        return Answer(ident, None, 'the answer has no string "move"', text)
+    return Answer(ident, move, "", text)
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -137,8 +148,12 @@ def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
 @dataclass
 class Program:
     """One program serving some seats, across its restarts: starts it, writes its lines and
-    matches its answer lines to the decisions waiting for them (by id; without one, the
-    oldest)."""
+    matches its answer lines to the decisions they were written for.
+
+    An answer with an `id` answers that decision. One without answers the decide line it
+    follows in order (the n-th answer line of a start, the n-th decide line), and only while
+    that decision is the only one open and the last one sent: an answer written for a
+    decision already settled (too late) is dropped, never taken for a later one."""
 
     command: Sequence[str]
     label: str  # "shared", or the seat's table/seat
@@ -150,7 +165,12 @@ class Program:
     restarts: int = 0
     _process: asyncio.subprocess.Process | None = None
     _ready: asyncio.Future[Hello] | None = None
-    _pending: dict[int, asyncio.Future[str | None]] = field(default_factory=dict)
+    _pending: dict[int, asyncio.Future[Answer]] = field(default_factory=dict)
+    # this start's decide lines: how many were sent, the decision of each not yet answered by
+    # its number (1, 2, ...), and how many answer lines came
+    _lines_sent: int = 0
+    _sent: dict[int, int] = field(default_factory=dict)
+    _heard: int = 0
     _task: asyncio.Task[None] | None = None
     _stderr: asyncio.Task[None] | None = None
     _closed: bool = False
@@ -181,16 +201,19 @@ class Program:
     async def decide(
         self, ident: int, view: croupier_pb2.TableView, legal_moves: Sequence[str],
         time_left: float,
-    ) -> str | None:
-        """The program's move for one decision (None: garbage); BadAnswer(late or crashed)."""
+    ) -> Answer:
+        """The program's answer to one decision (its move None: garbage); BadAnswer(late or
+        crashed)."""
         end = time.monotonic() + time_left
         await self.ready(time_left)
         process = self._process
         assert process is not None and process.stdin is not None
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[ident] = future
         try:
             try:
+                self._lines_sent += 1
+                self._sent[self._lines_sent] = ident
                 process.stdin.write(encode(decide_message(ident, view, legal_moves, time_left)))
                 await asyncio.wait_for(process.stdin.drain(), _finite(end - time.monotonic()))
             except (BrokenPipeError, ConnectionResetError):
@@ -198,13 +221,13 @@ class Program:
             except TimeoutError:
                 raise BadAnswer(LATE, "the program did not read its input in time") from None
             try:
-                move = await asyncio.wait_for(
+                answer = await asyncio.wait_for(
                     asyncio.shield(future), _finite(end - time.monotonic())
                 )
             except TimeoutError:
                 raise BadAnswer(LATE, "no answer in time") from None
             self._answered = True
-            return move
+            return answer
         finally:
             self._pending.pop(ident, None)
 
@@ -301,6 +324,8 @@ class Program:
                         error=type(e).__name__, reason=e.strerror or "")
             return f"the program could not be started ({type(e).__name__})"
         self._process = process
+        self._lines_sent, self._heard = 0, 0  # a new start counts its lines afresh
+        self._sent.clear()
         assert process.stdout is not None and process.stderr is not None
         self._stderr = asyncio.create_task(self._pass_stderr(process.stderr, process.pid))
         log.info("program_started", program=self.label, pid=process.pid,
@@ -358,25 +383,35 @@ class Program:
             try:
                 line = await stdout.readline()
             except ValueError:
-                self._resolve(Answer(None, None), "a line longer than the limit")
+                self._resolve(Answer(None, None, f"a line longer than {MAX_LINE} bytes",
+                                     "(a line too long)"))
                 continue
             if not line:
                 return "the program closed its stdout or exited"
             if not line.strip():
                 continue
-            answer = parse_answer(line)
-            self._resolve(answer, "")
+            self._resolve(parse_answer(line))
 
-    def _resolve(self, answer: Answer, why: str) -> None:
+    def _resolve(self, answer: Answer) -> None:
+        """Settles the decision this answer line was written for, if it is still open."""
+        follows = None  # the decision whose decide line this answer line follows
+        if self._heard < self._lines_sent:  # a line while none is unanswered follows none
+            self._heard += 1
+            follows = self._sent.pop(self._heard, None)
         if answer.id is not None:
             future = self._pending.get(answer.id)
+            why = "its id names no open decision (settled already, or never sent)"
         else:
-            future = next(iter(self._pending.values()), None)
+            alone = list(self._pending) == [follows] and self._heard == self._lines_sent
+            future = self._pending.get(follows) if alone and follows is not None else None
+            why = ("no id, and the decision it follows is settled already (the answer came "
+                   "too late)" if follows not in self._pending else
+                   "no id, and another decision is open")
         if future is None or future.done():
-            # late (its decision was answered already) or naming no decision of ours
-            log.debug("answer_dropped", program=self.label, id=answer.id, why=why or "unmatched")
+            log.info("answer_dropped", program=self.label, id=answer.id,
+                     follows=follows, why=why)
             return
-        future.set_result(answer.move)
+        future.set_result(answer)
 
     def _fail_pending(self, reason: str) -> None:
         for future in self._pending.values():
@@ -409,10 +444,15 @@ class BridgeBot(sdk.Bot):
     blocking = False
 
     def __init__(self, command: Sequence[str], *, hello_seconds: float = HELLO_SECONDS,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None) -> None:
+        """`sandbox`: how the program is confined and limited (default: confined, with the
+        default limits; SandboxError if this host cannot confine it)."""
         if not command:
             raise ValueError("the bridge needs a command to run")
-        self.command = list(command)
+        self.sandbox = Sandbox() if sandbox is None else sandbox
+        self.sandbox.check()
+        self.program = list(command)
+        self.command = self.sandbox.command(command)
         self.hello_seconds = hello_seconds
         self.env = child_env() if env is None else env
         self.mode: str | None = None  # known from the first program's hello
@@ -441,16 +481,16 @@ class BridgeBot(sdk.Bot):
         end = time.monotonic() + time_left
         try:
             program = await self._program(self._context(view), time_left)
-            move = await program.decide(ident, view, legal_moves, end - time.monotonic())
-            if move is None:
-                raise BadAnswer(GARBAGE, "the answer has no string \"move\"")
+            answer = await program.decide(ident, view, legal_moves, end - time.monotonic())
+            if answer.move is None:
+                raise BadAnswer(GARBAGE, answer.problem, rejected=answer.text)
         except BadAnswer as bad:
             self._log_bad(key, ident, bad)
             raise
         # a move not among legal_moves goes to the SDK as any bot's would: matched as given,
         # else sent for the server to judge (another spelling of a legal move passes), and
         # replaced by the default with fallback `illegal` if the server refuses it
-        return move
+        return answer.move
 
     async def close(self) -> None:
         """Ends every program: the hooks' work in flight first (end lines, seats' programs
@@ -566,11 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--server", default=os.environ.get("CROUPIER_SERVER", "127.0.0.1:50051"),
         help="server address host:port (env CROUPIER_SERVER; default %(default)s)",
     )
-    parser.add_argument(
-        "--key", "--api-key", dest="key", default=os.environ.get("CROUPIER_API_KEY", ""),
-        help="API key with the role entrant:NAME, for servers run with --api-keys "
-        "(env CROUPIER_API_KEY; never passed to the program)",
-    )
+    add_key_flags(parser, "with the role entrant:NAME; never shown to the program")
     parser.add_argument("--tls-ca", default=os.environ.get("CROUPIER_TLS_CA", ""),
                         help="connect with TLS, trusting this CA certificate (PEM)")
     parser.add_argument("--tls-cert", default=os.environ.get("CROUPIER_BOT_TLS_CERT", ""),
@@ -591,13 +627,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-file", metavar="PATH",
                         default=os.environ.get("CROUPIER_LOG_FILE", ""),
                         help="also append every event to PATH as JSON lines")
+    box = parser.add_argument_group(
+        "the program's sandbox", "by default the program runs confined with bubblewrap (bwrap): "
+        "a read-only view of the system, its own directory and interpreter, a private /tmp, "
+        "its own processes only, no network")
+    box.add_argument("--no-sandbox", action="store_true",
+                     help="run the program unconfined (hosts without bwrap or user "
+                     "namespaces): it may read whatever this user may; the limits still apply")
+    box.add_argument("--sandbox-network", action="store_true",
+                     help="let the confined program use the network")
+    box.add_argument("--sandbox-bind", action="append", default=[], metavar="PATH",
+                     help="a further path the confined program may read (repeatable)")
+    box.add_argument("--sandbox-write", action="append", default=[], metavar="DIR",
+                     help="a directory the confined program may also write (repeatable): "
+                     "what it keeps across its restarts")
+    box.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+                     help="the program's address space, at most (0: no limit; default "
+                     "%(default)s); over it, its allocations fail and it dies: a crash")
+    box.add_argument("--cpu-seconds", type=int, default=0, metavar="S",
+                     help="CPU time of one start of the program, at most (0: no limit, the "
+                     "default); over it, the kernel kills it: a crash")
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="after --: the program and its arguments")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`croupier bot-bridge`: runs until SIGINT/SIGTERM (exit 0), 2 for bad settings."""
+    """`croupier bot-bridge`: runs until SIGINT/SIGTERM (exit 0); 2 for bad settings (or a
+    host that cannot confine the program), 3 when the server refuses the key."""
     from bots import logging as bot_logging
 
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
@@ -608,21 +665,52 @@ def main(argv: list[str] | None = None) -> int:
         print("croupier bot-bridge: give the program after --, e.g. "
               "croupier bot-bridge --entrant alice -- node bot.js", file=sys.stderr)
         return 2
+    if args.memory_mb < 0 or args.cpu_seconds < 0:
+        print("croupier bot-bridge: --memory-mb and --cpu-seconds are 0 (no limit) or more",
+              file=sys.stderr)
+        return 2
+    sandbox = Sandbox(enabled=not args.no_sandbox, network=args.sandbox_network,
+                      cpu_seconds=args.cpu_seconds, memory_mb=args.memory_mb,
+                      binds=tuple(args.sandbox_bind), writable=tuple(args.sandbox_write))
     try:
+        key = api_key_of(args)
+        key_file = args.key_file or os.environ.get("CROUPIER_API_KEY_FILE", "")
+        if key_file and sandbox.enabled and sandbox.shows(command, key_file):
+            raise ValueError(f"the key file {key_file} lies where the confined program may "
+                             "read it (its own directory, a --sandbox-bind or "
+                             "--sandbox-write): move it")
         bot_logging.configure(args.log_level, log_file=args.log_file)
     except OSError as e:
         print(f"croupier bot-bridge: cannot open the log file {args.log_file}: {e}",
               file=sys.stderr)
         return 2
-    bot = BridgeBot(command, hello_seconds=args.hello_seconds)
+    except ValueError as e:
+        print(f"croupier bot-bridge: {e}", file=sys.stderr)
+        return 2
+    try:
+        bot = BridgeBot(command, hello_seconds=args.hello_seconds, sandbox=sandbox)
+    except SandboxError as e:
+        print(f"croupier bot-bridge: {e}", file=sys.stderr)
+        return 2
+    if not sandbox.enabled:
+        log.warning("sandbox_off", why="--no-sandbox: the program runs unconfined, and may "
+                    "read whatever this user may (key files, a store on this host, other "
+                    "processes' command lines)")
+    else:
+        log.info("sandbox_on", network=sandbox.network, visible=sandbox.visible(command),
+                 writable=sandbox.written(),
+                 memory_mb=sandbox.memory_mb or None, cpu_seconds=sandbox.cpu_seconds or None)
     try:
         # serve, not run: run would set up logging again, without the log file
-        asyncio.run(sdk.serve(bot, args.server, args.entrant, args.key, tls_ca=args.tls_ca,
+        asyncio.run(sdk.serve(bot, args.server, args.entrant, key, tls_ca=args.tls_ca,
                               tls_cert=args.tls_cert, tls_key=args.tls_key, name=args.name,
                               poll=args.poll, max_seats=args.max_seats))
     except ValueError as e:
         print(f"croupier bot-bridge: {e}", file=sys.stderr)
         return 2
+    except sdk.KeyRefused as e:
+        print(f"croupier bot-bridge: {e}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:  # before the runner's signal handlers were in place
         return 0
     return 0

@@ -1,5 +1,10 @@
 """Client channels to a Croupier server, for every client of ours (bot workers, tournaments):
-plaintext or TLS (optionally with a client certificate), and an API key on every call."""
+plaintext or TLS (optionally with a client certificate), and an API key on every call.
+
+API keys come from the environment (CROUPIER_API_KEY) or a file (--key-file, env
+CROUPIER_API_KEY_FILE), never from the command line: a process's arguments are readable by
+every process of the host (/proc/PID/cmdline), a bot program started by the bridge included.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +32,66 @@ class ApiKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInt
 
     async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
         return await continuation(self._with_key(details), request)
+
+
+KEY_ENV = "CROUPIER_API_KEY"
+KEY_FILE_ENV = "CROUPIER_API_KEY_FILE"
+MAX_KEY_FILE = 4096  # bytes: a key file holds one key
+KEY_ON_ARGV = (
+    "{flag} would put the API key on the command line, where every process of this host can "
+    "read it (/proc/PID/cmdline); give it in the environment ({env}=...) or in a file "
+    "(--key-file PATH, or env {file_env})"
+)
+
+
+class _KeyOnArgv(argparse.Action):
+    """--key / --api-key: refused, with where the key goes instead (its value never shown)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(KEY_ON_ARGV.format(flag=option_string or "--key", env=KEY_ENV,
+                                        file_env=KEY_FILE_ENV))
+
+
+def add_key_flags(parser: argparse.ArgumentParser, role: str) -> None:
+    """--key-file (env CROUPIER_API_KEY_FILE) of a client command, the key itself taken from
+    env CROUPIER_API_KEY otherwise (`api_key_of`); --key and --api-key are refused with a
+    message saying so. `role`: what the key needs, for the help."""
+    parser.add_argument(
+        "--key-file", metavar="PATH", default=os.environ.get(KEY_FILE_ENV, ""),
+        help=f"a file holding the API key ({role}), for servers run with --api-keys (env "
+        f"{KEY_FILE_ENV}; or the key itself in env {KEY_ENV}; never on the command line)")
+    parser.add_argument("--key", "--api-key", dest="key_on_argv", nargs="?",
+                        action=_KeyOnArgv, help=argparse.SUPPRESS)
+
+
+def api_key_of(args: argparse.Namespace) -> str:
+    """The key of a command parsed with `add_key_flags`; ValueError saying what is wrong."""
+    return load_key(key_file=getattr(args, "key_file", ""))
+
+
+def load_key(key: str = "", key_file: str = "") -> str:
+    """`key` if given; else the one in `key_file`, or in the file env CROUPIER_API_KEY_FILE
+    names; else env CROUPIER_API_KEY; "" if none. A file holds the key alone (surrounding
+    whitespace ignored). ValueError if the file cannot be read or holds no single key (the
+    message never quotes the file)."""
+    if key:
+        return key
+    path = key_file or os.environ.get(KEY_FILE_ENV, "")
+    if not path:
+        return os.environ.get(KEY_ENV, "")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_KEY_FILE + 1)
+    except OSError as e:
+        raise ValueError(f"cannot read the key file {path}: {e.strerror}") from None
+    try:
+        text = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        text = ""
+    if len(data) > MAX_KEY_FILE or not text or any(c.isspace() for c in text):
+        raise ValueError(f"the key file {path} does not hold one key (one line, no spaces)")
+    return text
 
 
 def add_tls_flags(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from bots.channel import add_tls_flags, check_tls_files, open_channel
+from bots.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from bots.tournament import entrants
 from bots.tournament.cli import seed_warning
 from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
@@ -279,9 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
     p.add_argument("--server", default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
                    help="server address (env CROUPIER_SERVER; default %(default)s)")
-    p.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
-                   help="API key with the 'tables' role, for servers run with --api-keys "
-                   "(env CROUPIER_API_KEY)")
+    add_key_flags(p, "with the 'tables' role")
     add_tls_flags(p)
     return p
 
@@ -366,6 +364,11 @@ async def _main(args: argparse.Namespace, state: State, entrants: list[str],
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        args.api_key = api_key_of(args)
+    except ValueError as e:
+        print(f"croupier ladder: {e}", file=sys.stderr)
+        return 2
     try:
         settings, entrants, options = _settings(args)
         args.out.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from croupier.v1 import croupier_pb2
 
 from bots import logging as bot_logging
 from bots import metrics
-from bots.channel import check_tls_files
+from bots.channel import add_key_flags, api_key_of, check_tls_files
 from bots.policy import DEFAULT_LEVEL, LEVELS, LevelPolicy, Policy, get_policy
 from bots.sdk import Bot, SeatContext
 from bots.sdk.net import DEFAULT_SERVER
@@ -228,12 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Prometheus metrics (decision latency) at http://0.0.0.0:PORT/metrics; "
         "0 = off (env CROUPIER_BOT_METRICS_PORT; default %(default)s)",
     )
-    parser.add_argument(
-        "--api-key",
-        default=os.environ.get("CROUPIER_API_KEY", ""),
-        help="API key with the 'bots' role, for servers run with --api-keys "
-        "(env CROUPIER_API_KEY)",
-    )
+    add_key_flags(parser, "with the 'bots' role")
     parser.add_argument(
         "--tls-ca",
         default=os.environ.get("CROUPIER_TLS_CA", ""),
@@ -283,12 +278,16 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             log.warning("unknown_levels_served_as_random", levels=unknown)
     problem = check_tls_files(args.tls_ca, args.tls_cert, args.tls_key)
+    try:
+        key = api_key_of(args)
+    except ValueError as e:
+        problem = str(e)
     if problem:
         print(f"croupier bots: {problem}", file=sys.stderr)
         return 2
     settings = Settings(
         server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name,
-        api_key=args.api_key, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
+        api_key=key, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
     )
     if settings.workers == 1:
         if args.metrics_port:

@@ -29,6 +29,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="a random bot for Croupier")
     parser.add_argument("--server", default="127.0.0.1:50051")
     parser.add_argument("--entrant", required=True, help="the entrant name to play as")
-    parser.add_argument("--key", default="", help="API key with role entrant:<name>")
+    # the key (role entrant:<name>) from env CROUPIER_API_KEY or a file, never argv
+    parser.add_argument("--key-file", default="", help="a file holding the API key")
     args = parser.parse_args()
-    sys.exit(sdk.run(RandomBot, args.server, args.entrant, args.key))
+    sys.exit(sdk.run(RandomBot, args.server, args.entrant, key_file=args.key_file))

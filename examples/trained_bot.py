@@ -104,8 +104,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="a Croupier bot playing trained weights")
     parser.add_argument("--server", default="127.0.0.1:50051")
     parser.add_argument("--entrant", required=True, help="the entrant name to play as")
-    parser.add_argument("--key", default="", help="API key with role entrant:<name>")
+    # the key (role entrant:<name>) from env CROUPIER_API_KEY or a file, never argv
+    parser.add_argument("--key-file", default="", help="a file holding the API key")
     parser.add_argument("--weights", type=Path, default=WEIGHTS)
     args = parser.parse_args()
     bot = TrainedBot(TrainedPolicy(args.weights))  # one instance, weights loaded once, for every seat
-    sys.exit(sdk.run(bot, args.server, args.entrant, args.key))
+    sys.exit(sdk.run(bot, args.server, args.entrant, key_file=args.key_file))

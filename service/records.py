@@ -2,7 +2,8 @@
 
 Each move also says whether the turn timer played it (`auto`), how long after the previous
 event it came (`seconds`: its mover's thinking and calls) and any `fallback` its client gave:
-public facts, which tournaments count per seat.
+public facts, which tournaments count per seat; and, beside a fallback, the bot's own answer
+that was refused (`rejected`), which no view or event shows while the table is played.
 
 A record is only given out once its table is over (finished, or closed as abandoned): before
 that the initial state (which holds the seed and every hand) and the canonical moves would
@@ -67,6 +68,7 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
                     version=event.version, seat=event.seat, move=event.move,
                     deal_over=event.deal_over, auto=event.auto,
                     seconds=max(0.0, event.time - previous), fallback=event.fallback,
+                    rejected=event.rejected,
                 )
             elif event.kind == EventKind.END:
                 out.finished_at = event.time

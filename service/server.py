@@ -368,7 +368,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         check_table_id(request.table_id)  # before it keys the seat's rate window
         await self.guard.check_move(request.table_id, token)
         out = await self.tables.move(
-            request.table_id, token, request.move, request.expected_version, request.fallback
+            request.table_id, token, request.move, request.expected_version, request.fallback,
+            request.rejected,
         )
         f.update(seat=out.seat, version=out.record.version, move=out.public)
         if request.fallback:

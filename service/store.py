@@ -271,6 +271,9 @@ class Event:
     abandoned: bool = False  # END only: the table was closed as abandoned, not played out
     # MOVE only: why the mover's client played this in place of its bot's answer (FALLBACKS)
     fallback: str = ""
+    # MOVE only, with a fallback: the bot's own answer that was refused (its author's to
+    # read in the record; no view or event of the table shows it)
+    rejected: str = ""
 
 
 # the reasons a bot client may give for a move that stands in for its bot's answer

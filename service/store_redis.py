@@ -463,6 +463,8 @@ class RedisStore(Store):
             "se", self._seats_json(e.seats),
             "st", e.status.value,
             "d", event_flags(e),
+            # only where there is one: entries of other moves stay as before
+            *(("r", e.rejected) if e.rejected else ()),
         ]  # fmt: skip
 
     @staticmethod
@@ -479,6 +481,7 @@ class RedisStore(Store):
             seats=seats_from_json(f[b"se"].decode()),
             status=Status(f[b"st"].decode()),
             **flags_fields(int(f[b"d"])),
+            rejected=f.get(b"r", b"").decode(),
         )
 
     # --- writing ------------------------------------------------------------------------

@@ -138,6 +138,7 @@ CREATE TABLE IF NOT EXISTS events (
     seats TEXT NOT NULL,
     status TEXT NOT NULL,
     deal_over INTEGER NOT NULL,
+    rejected TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (table_id, version)
 );
 """
@@ -187,7 +188,13 @@ TABLE_COLUMNS = (
     "table_id, game, players, options, seats, status, version, state, created_at, "
     "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched, deals"
 )
-EVENT_COLUMNS = "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
+# the events' columns of the first layout (what a WITHOUT ROWID file holds), and all of them
+BASE_EVENT_COLUMNS = (
+    "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
+)
+EVENT_COLUMNS = BASE_EVENT_COLUMNS + ", rejected"
+# Columns added to events after the first layout (`_add_event_columns`, for older files).
+ADDED_EVENT_COLUMNS = (("rejected", "TEXT NOT NULL DEFAULT ''"),)
 
 
 def _migrate_events(conn: sqlite3.Connection) -> None:
@@ -209,10 +216,30 @@ def _migrate_events(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE events RENAME TO events_without_rowid")
             conn.execute(EVENTS_SCHEMA)
             conn.execute(
-                f"INSERT INTO events ({EVENT_COLUMNS}) SELECT {EVENT_COLUMNS} "
+                f"INSERT INTO events ({BASE_EVENT_COLUMNS}) SELECT {BASE_EVENT_COLUMNS} "
                 "FROM events_without_rowid ORDER BY table_id, version"
             )
             conn.execute("DROP TABLE events_without_rowid")
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def _add_event_columns(conn: sqlite3.Connection) -> None:
+    """Adds the columns of ADDED_EVENT_COLUMNS that an older file's events lack (their rows
+    read back with the default), in one transaction."""
+
+    def missing() -> list[tuple[str, str]]:
+        have = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+        return [(name, kind) for name, kind in ADDED_EVENT_COLUMNS if name not in have]
+
+    if not missing():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for name, kind in missing():
+            conn.execute(f"ALTER TABLE events ADD COLUMN {name} {kind}")
         conn.execute("COMMIT")
     except BaseException:
         _rollback(conn)
@@ -303,6 +330,7 @@ def _event_row(e: Event, seats_json: str | None = None) -> tuple[Any, ...]:
         seats_to_json(e.seats) if seats_json is None else seats_json,
         e.status.value,
         event_flags(e),
+        e.rejected,
     )
 
 
@@ -319,11 +347,12 @@ def _event(row: tuple[Any, ...]) -> Event:
         seats=seats_from_json(row[8]),
         status=Status(row[9]),
         **flags_fields(row[10]),
+        rejected=row[11],
     )
 
 
 INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 17)})"
-INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 12)})"
 # seen_at is only ever raised: a touch that landed after the writer read the record stays
 UPDATE_TABLE = (
     "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?, state=?,"
@@ -430,6 +459,7 @@ class SQLiteStore(Store):
             _add_columns(conn)
             conn.execute(IDLE_INDEX)
             _migrate_events(conn)
+            _add_event_columns(conn)
             conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on the worker
             conn.execute("PRAGMA busy_timeout=0")  # from now on it runs on the event loop
             checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)

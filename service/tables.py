@@ -65,6 +65,10 @@ MAX_NAME_CHARS = 64
 MAX_BOT_LEVEL_CHARS = 32
 MAX_OPTIONS_JSON_CHARS = 4096
 MAX_MOVE_CHARS = 256
+# SubmitMove's `rejected`: the bot's refused answer, kept in the record (cut by the client)
+MAX_REJECTED_CHARS = 200
+# the fallbacks that stand in for an answer the bot gave (the others had none to keep)
+ANSWERED_FALLBACKS = ("illegal", "garbage")
 # A seat token chosen by the client (JoinTable): URL-safe base64 of at least 16 random bytes.
 CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{22,128}")
 MAX_LIST_LIMIT = 500
@@ -275,6 +279,29 @@ def closed_as_abandoned(table_id: str, what: str) -> TableError:
 def game_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The options the engine is given: the table's own (TABLE_OPTIONS) left out."""
     return {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+
+
+def check_rejected(rejected: str, fallback: str) -> None:
+    """SubmitMove's `rejected`: empty, or with an answered fallback at most MAX_REJECTED_CHARS
+    printable characters (it is stored with the move and shown in the record)."""
+    if not rejected:
+        return
+    if fallback not in ANSWERED_FALLBACKS:
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            f"rejected is the bot's refused answer: only with fallback "
+            f"{' or '.join(ANSWERED_FALLBACKS)}",
+        )
+    if len(rejected) > MAX_REJECTED_CHARS:
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            f"rejected is at most {MAX_REJECTED_CHARS} characters (cut it), not {len(rejected)}",
+        )
+    if not rejected.isprintable():
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            "rejected holds control characters: replace them (e.g. with U+FFFD)",
+        )
 
 
 def check_table_id(table_id: str) -> None:
@@ -845,15 +872,18 @@ class Tables:
         text: str,
         expected_version: int,
         fallback: str = "",
+        rejected: str = "",
     ) -> MoveOutcome:
         """Plays `text` for the token's seat. `expected_version` 0 skips the version check.
-        `fallback`: why a bot client plays this in place of its bot's answer (recorded)."""
+        `fallback`: why a bot client plays this in place of its bot's answer (recorded);
+        `rejected`: that answer, where the bot gave one (recorded, shown in the record only)."""
         if fallback and fallback not in FALLBACKS:
             shown = repr(fallback) if len(fallback) <= MAX_BOT_LEVEL_CHARS else "this one"
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"fallback must be empty or one of {', '.join(FALLBACKS)}; not {shown}",
             )
+        check_rejected(rejected, fallback)
         if len(text) > MAX_MOVE_CHARS:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters"
@@ -912,7 +942,8 @@ class Tables:
                 seats = record.seats[:seat] + (moved,) + record.seats[seat + 1 :]
             try:
                 return await self._play(
-                    record, game, state, seat, move, seats=seats, fallback=fallback
+                    record, game, state, seat, move, seats=seats, fallback=fallback,
+                    rejected=rejected,
                 )
             except TableError as e:
                 if e.code != Code.ABORTED or not expected_version:
@@ -984,6 +1015,7 @@ class Tables:
         auto: bool = False,
         seats: tuple[Seat, ...] | None = None,
         fallback: str = "",
+        rejected: str = "",
     ) -> MoveOutcome:
         """Applies and commits one move of `seat` (the caller holds the table's lock)."""
         try:
@@ -1020,6 +1052,7 @@ class Tables:
                 deal_over,
                 auto,
                 fallback=fallback,
+                rejected=rejected,
             )
         ]
         if over:
@@ -1044,6 +1077,7 @@ class Tables:
         auto: bool = False,
         abandoned: bool = False,
         fallback: str = "",
+        rejected: str = "",
     ) -> Event:
         return Event(
             table_id=record.table_id,
@@ -1060,6 +1094,7 @@ class Tables:
             auto=auto,
             abandoned=abandoned,
             fallback=fallback,
+            rejected=rejected,
         )
 
     async def play_overdue(self, choose: Callable[[str], Callable[..., Any]]) -> int:

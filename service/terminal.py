@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from bots.channel import add_tls_flags
+from bots.channel import add_key_flags, add_tls_flags, api_key_of
 from bots.resend import resend
 from engines.contract import option_argument
 from service.render import (  # noqa: F401  (generic_lines re-exported)
@@ -628,9 +628,7 @@ def play_parser() -> argparse.ArgumentParser:
                         help="number of players (default: the game's minimum)")
     parser.add_argument("--option", action="append", type=option_argument, default=[],
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
-    parser.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
-                        help="API key with the 'tables' role, for servers run with --api-keys "
-                        "(env CROUPIER_API_KEY)")
+    add_key_flags(parser, "with the 'tables' role")
     return parser
 
 
@@ -663,6 +661,11 @@ def play_main(argv: list[str] | None = None) -> int:
     """`croupier play`: 0 when the match was played to the end, 130 when the person left it
     (Ctrl-C, 'quit', the end of input, a hang-up: the seat is given back), 1 on an error."""
     args = play_parser().parse_args(argv)
+    try:
+        args.api_key = api_key_of(args)
+    except ValueError as e:
+        print(f"croupier play: {e}", file=sys.stderr)
+        return 2
     console = Console(highlight=False)
     channel, stub = _connect(args)
     player: Player | None = None

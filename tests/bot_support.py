@@ -56,13 +56,15 @@ def tail(path: Path, lines: int = 40) -> str:
 class Proc:
     """A child process with its output in a log file; stopped by its own pid only."""
 
-    def __init__(self, name: str, argv: list[str], log: Path) -> None:
+    def __init__(self, name: str, argv: list[str], log: Path,
+                 env: dict[str, str] | None = None) -> None:
         self.name = name
         self.argv = argv
         self.log = log
         self._out = log.open("ab")
         self.popen = subprocess.Popen(
-            argv, stdout=self._out, stderr=subprocess.STDOUT, cwd=REPO, env=child_env()
+            argv, stdout=self._out, stderr=subprocess.STDOUT, cwd=REPO,
+            env=child_env() if env is None else env,
         )
 
     def alive(self) -> bool:

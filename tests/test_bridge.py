@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from bots import sdk
 from bots.bridge import BadAnswer, BridgeBot, Program
-from tests.support import CROUPIER, REPO, Client, ServerProcess
+from tests.support import CROUPIER, REPO, Client, ServerProcess, rpc_code
 
 NODE = shutil.which("node")
 NODE_BOT = [NODE or "node", str(REPO / "examples" / "node_bot.js")]
@@ -76,6 +77,33 @@ MISBEHAVING = textwrap.dedent(
             print(json.dumps({"id": m["id"], "move": m["legal_moves"][0]}), flush=True)
         if args.get("crash") == str(n):
             sys.exit(3)
+    """
+)
+
+
+# answers the first legal move at once, except every 5th decision: `late` seconds later, the
+# last legal move (so that taken for another decision it shows); `ids=1` names the decision.
+# Each answer is told on stderr ("ANSWER {seat, version, move, late}") for the test to compare
+# with the record.
+LATE_ANSWERS = textwrap.dedent(
+    """
+    import json, sys, time
+    args = dict(a.split("=", 1) for a in sys.argv[1:])
+    print(json.dumps({"hello": "croupier-bot/1", "name": "late"}), flush=True)
+    n = 0
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m["type"] != "decide":
+            continue
+        n += 1
+        late = n % 5 == 0
+        if late:
+            time.sleep(float(args["late"]))
+        move = m["legal_moves"][-1] if late else m["legal_moves"][0]
+        answer = {"id": m["id"], "move": move} if "ids" in args else {"move": move}
+        print(json.dumps(answer), flush=True)
+        told = {"seat": m["seat"], "version": m["version"], "move": move, "late": late}
+        print("ANSWER " + json.dumps(told), file=sys.stderr, flush=True)
     """
 )
 
@@ -341,13 +369,17 @@ def wait_finished(address: str, table_ids: list[str], timeout: float = 60.0) -> 
         client.close()
 
 
-def record_fallbacks(address: str, table_id: str) -> tuple[Counter[str], int]:
-    """The finished table's moves by fallback ("" for the bot's own), and its auto moves."""
+def export(address: str, table_id: str) -> pb.GameRecord:
     client = Client(address)
     try:
-        record = client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=10)
+        return client.stub.ExportRecord(pb.ExportRecordRequest(table_id=table_id), timeout=10)
     finally:
         client.close()
+
+
+def record_fallbacks(address: str, table_id: str) -> tuple[Counter[str], int]:
+    """The finished table's moves by fallback ("" for the bot's own), and its auto moves."""
+    record = export(address, table_id)
     return Counter(m.fallback for m in record.moves), sum(m.auto for m in record.moves)
 
 
@@ -394,12 +426,30 @@ def test_the_runner_plays_the_default_for_garbage_and_illegal_answers_with_their
     finally:
         stop_bridge(bridge)
     # each seat's program: garbage at its 2nd decision, an illegal move at its 3rd, which the
-    # server refuses; every other decision its own; the record keeps why
+    # server refuses; every other decision its own; the record keeps why, and the answer
     fallbacks, auto = record_fallbacks(server.address, table_id)
     assert fallbacks["garbage"] == 3 and fallbacks["illegal"] == 3
     assert set(fallbacks) == {"", "garbage", "illegal"} and auto == 0
+    record = export(server.address, table_id)
+    rejected = {(m.fallback, m.rejected) for m in record.moves if m.fallback}
+    assert rejected == {("garbage", "this is not json"), ("illegal", "no such move")}
+    assert not any(m.rejected for m in record.moves if not m.fallback)
     events = json_lines(log_file)
     assert not [e for e in events if e.get("event") == "program_crashed"]
+    # the log says what was wrong: not JSON; the refused move and the server's reason
+    bad = [e for e in events if e.get("event") == "bad_answer" and e["table"] == table_id]
+    assert [e["detail"] for e in bad] == ["the answer is not JSON"] * 3
+    refused = [e for e in events if e.get("event") == "move_refused" and e["table"] == table_id]
+    assert len(refused) == 3
+    assert all(e["move"] == "no such move" and "no such move" in e["reason"] for e in refused)
+    # and no other seat, nor a spectator, saw the answer while the table was played
+    client = Client(server.address)
+    try:
+        seen = [str(e) for e in client.stream(table_id, timeout=10)]
+    finally:
+        client.close()
+    assert seen and not any("this is not json" in e for e in seen)
+    assert "this is not json" not in server.log_text()
 
 
 def test_an_outside_entrant_plays_through_the_command(
@@ -491,3 +541,73 @@ def test_the_program_never_sees_the_api_key_and_its_stderr_is_logged_cut(
     assert "no api key" in logged
     assert "api key seen" not in logged and "k" * 24 not in logged
     assert "x" * 500 + "…" in logged and "x" * 501 not in logged
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_a_late_answer_is_never_taken_for_a_later_decision(
+    server: ServerProcess, tmp_path: Path, ids: bool
+) -> None:
+    """Every 5th decision of each seat's program is answered after its time (1 s turns less
+    the SDK's margin), while the seat's next decision is already sent: with ids or without,
+    that answer is dropped, and every move the record shows as the program's is the answer
+    it wrote for that very decision."""
+    program = tmp_path / "late.py"
+    program.write_text(LATE_ANSWERS)
+    log_file = tmp_path / "bridge.jsonl"
+    args = [sys.executable, str(program), "late=1.0", *(["ids=1"] if ids else [])]
+    entrant = "late-ids" if ids else "late-no-id"
+    bridge = bridge_command(server, log_file, entrant, args)
+    try:
+        [table_id] = bot_tables(server.address, 1, entrant, turn_seconds=1.0)
+        wait_finished(server.address, [table_id], timeout=120)
+    finally:
+        stop_bridge(bridge)
+    events = json_lines(log_file)
+    told = [json.loads(e["line"][7:]) for e in events
+            if e.get("event") == "program_stderr" and e["line"].startswith("ANSWER ")]
+    answers = {(a["seat"], int(a["version"])): a for a in told}
+    record = export(server.address, table_id)
+    late = [m for m in record.moves if m.fallback == "late"]
+    assert late and set(Counter(m.fallback for m in record.moves)) == {"", "late"}
+    for move in record.moves:
+        answer = answers.get((move.seat, move.version - 1))
+        if not move.fallback:
+            # the program's own move: the answer it wrote for this decision, never a stale one
+            assert answer is not None and not answer["late"], move
+            assert move.move == answer["move"], (move, answer)
+    dropped = [e for e in events if e.get("event") == "answer_dropped"]
+    assert dropped and len(dropped) <= len(late)
+    assert all(("too late" in e["why"]) != ids for e in dropped), dropped
+
+
+def test_submit_move_checks_the_rejected_answer_and_changes_nothing(
+    server: ServerProcess,
+) -> None:
+    """`rejected` goes only with an answered fallback, is bounded and printable; a request
+    breaking that is refused with a clear message and moves nothing."""
+    client = Client(server.address)
+    try:
+        table_id = client.seated_table()
+        public = client.view(table_id)
+        seat = public.to_act[0]
+        view = client.view(table_id, seat)
+        cases = [("", "x", "only with fallback"), ("late", "x", "only with fallback"),
+                 ("illegal", "y" * 201, "at most 200"), ("garbage", "a\nb", "control")]
+        for fallback, rejected, said in cases:
+            code, details = rpc_code(
+                client.stub.SubmitMove,
+                pb.SubmitMoveRequest(table_id=table_id, move=view.legal_moves[0],
+                                     expected_version=view.version, fallback=fallback,
+                                     rejected=rejected),
+                metadata=[("authorization", f"Bearer {client.tokens[seat]}")], timeout=10)
+            assert code == grpc.StatusCode.INVALID_ARGUMENT and said in details, details
+        assert client.view(table_id).version == view.version
+        reply = client.stub.SubmitMove(
+            pb.SubmitMoveRequest(table_id=table_id, move=view.legal_moves[0],
+                                 expected_version=view.version, fallback="illegal",
+                                 rejected="y" * 200),
+            metadata=[("authorization", f"Bearer {client.tokens[seat]}")], timeout=10)
+        assert reply.version == view.version + 1
+        assert "y" * 200 not in str(reply)  # not even in the mover's own view
+    finally:
+        client.close()

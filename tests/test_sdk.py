@@ -143,19 +143,19 @@ def crash(legal: list[str]) -> str:
 
 
 @pytest.mark.parametrize(
-    ("answer", "fallback", "blocking"),
+    ("answer", "fallback", "blocking", "rejected"),
     [
-        (crash, "crashed", False),
-        (crash, "crashed", True),
-        (lambda legal: 42, "garbage", False),
-        (lambda legal: "", "garbage", True),
-        (lambda legal: "not a move", "illegal", False),
+        (crash, "crashed", False, ""),
+        (crash, "crashed", True, ""),
+        (lambda legal: 42, "garbage", False, "42"),
+        (lambda legal: "", "garbage", True, "''"),
+        (lambda legal: "not a move", "illegal", False, "not a move"),
     ],
     ids=["crash", "crash-in-thread", "not-a-string", "empty", "illegal"],
 )
 def test_bad_answers_are_replaced_by_legal_moves_saying_why(
     sdk_server: ServerProcess, sdk_client: Client, answer: Callable[[list[str]], Any],
-    fallback: str, blocking: bool,
+    fallback: str, blocking: bool, rejected: str,
 ) -> None:
     bot = Bad(answer, blocking)
     with structlog.testing.capture_logs() as logs:
@@ -171,6 +171,8 @@ def test_bad_answers_are_replaced_by_legal_moves_saying_why(
     assert all(e.get("fallback") == fallback for e in decided), decided[:3]
     # the server recorded each stand-in with its reason (what tournaments count)
     assert all(m.fallback == fallback and not m.auto for m in moves)
+    # ... and, where the bot gave one, its refused answer (for its author, in the record)
+    assert all(m.rejected == rejected for m in moves), moves[0]
     # the stand-ins were logged by their reason and where, never by the message or the cards
     said = [e for e in logs if e["event"] in ("decision_failed", "decision_fallback")]
     assert said and all(e["fallback"] == fallback for e in said)

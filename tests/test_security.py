@@ -135,8 +135,8 @@ def test_api_keys_guard_creating_tables_and_bot_seats(keyed: ServerProcess,
             C.PERMISSION_DENIED)
         assert stub.JoinTable(join, metadata=key(BOTS_KEY), timeout=10).seat == 1
         # a real bot worker with its key finds the private table and takes the last bot seat
-        bots = Proc("bots", [CROUPIER, "bots", "--server", keyed.address, "--poll", "0.2",
-                             "--api-key", BOTS_KEY], tmp_path / "bots.log")
+        bots = Proc("bots", [CROUPIER, "bots", "--server", keyed.address, "--poll", "0.2"],
+                    tmp_path / "bots.log", env=child_env(CROUPIER_API_KEY=BOTS_KEY))
         try:
             wait_seated(client, tid, 2, bots)
         finally:
@@ -298,8 +298,8 @@ def test_tls_and_mutual_tls_for_bots(pki: dict[str, Path], tmp_path: Path) -> No
                                      timeout=120, env=child_env())
             assert keyless.returncode == 1 and "UNAUTHENTICATED" in keyless.stderr, (
                 keyless.stderr)
-            done = subprocess.run([*tourney, *mtls, "--api-key", TABLES_KEY],
-                                  capture_output=True, text=True, timeout=240, env=child_env())
+            done = subprocess.run([*tourney, *mtls], capture_output=True, text=True,
+                                  timeout=240, env=child_env(CROUPIER_API_KEY=TABLES_KEY))
             assert done.returncode == 0, done.stderr + bots.describe()
             assert json.loads((out / "report.json").read_text())["deals_complete"] == 1
             # and so do the terminal clients: watch a finished table, play with the key
@@ -314,8 +314,10 @@ def test_tls_and_mutual_tls_for_bots(pki: dict[str, Path], tmp_path: Path) -> No
                                      stdin=subprocess.DEVNULL)
             assert keyless.returncode == 1 and "UNAUTHENTICATED" in keyless.stdout, (
                 keyless.stdout + keyless.stderr)
-            played = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls, "--api-key",
-                                     TABLES_KEY], capture_output=True, text=True, timeout=60,
+            key_file = tmp_path / "tables.key"  # the key from a file this time
+            key_file.write_text(TABLES_KEY + "\n")
+            played = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls, "--key-file",
+                                     str(key_file)], capture_output=True, text=True, timeout=60,
                                     env=child_env(), stdin=subprocess.DEVNULL)
             # the table was made and joined; the closed input then gives the seat back
             assert played.returncode == 130 and "you are seat 0" in played.stdout, (

@@ -202,6 +202,25 @@ def test_deal_commitments_round_trip(make_store: Callable[[], Store]) -> None:
     run(go())
 
 
+def test_rejected_answers_round_trip(make_store: Callable[[], Store]) -> None:
+    """A bot's refused answer rides with its move's event in every backend; a move without
+    one is stored as before it existed (Redis: no field; SQLite: the column's default), so
+    older events read back with none."""
+    async def go() -> None:
+        store = make_store()
+        await _seed(store)
+        moves = [event("t1", 2, fallback="illegal", rejected="7♥ 7♦ ≠ pair"),
+                 event("t1", 3, fallback="garbage", rejected='{"mvoe": "33"'),
+                 event("t1", 4)]
+        await store.commit(record("t1", version=4, status=Status.PLAYING), moves, 1)
+        back = await store.events_after("t1", 1)
+        assert back == moves
+        assert [e.rejected for e in back] == ["7♥ 7♦ ≠ pair", '{"mvoe": "33"', ""]
+        await store.close()
+
+    run(go())
+
+
 def test_tables_stored_before_commitments_read_back_without_any(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -232,6 +251,33 @@ def test_tables_stored_before_commitments_read_back_without_any(
         await red.close()
 
     run(go())
+
+
+def test_sqlite_events_of_a_file_without_rejected_answers_read_back(tmp_path: Path) -> None:
+    """A file made before moves kept a refused answer (no `rejected` column) opens with the
+    column added, its events read back with none, and takes new ones with it."""
+    path = tmp_path / "old.sqlite"
+
+    async def seed() -> None:
+        store = SQLiteStore(path)
+        await _seed(store)
+        await store.commit(record("t1", version=2), [event("t1", 2, fallback="late")], 1)
+        await store.close()
+
+    run(seed())
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("ALTER TABLE events DROP COLUMN rejected")
+        conn.commit()
+
+    async def reopen() -> None:
+        store = SQLiteStore(path)
+        assert (await store.events_after("t1", 1)) == [event("t1", 2, fallback="late")]
+        kept = event("t1", 3, fallback="illegal", rejected="no such move")
+        await store.commit(record("t1", version=3), [kept], 2)
+        assert (await store.events_after("t1", 2)) == [kept]
+        await store.close()
+
+    run(reopen())
 
 
 def test_old_event_flags_and_seats_read_back_unchanged() -> None:

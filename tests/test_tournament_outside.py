@@ -163,8 +163,8 @@ def test_misbehaving_outside_entrant_is_counted(stack: tuple[Server, list[str]],
     program = tmp_path / "wild.py"
     program.write_text(WILD)
     bridge = Proc("wild", [CROUPIER, "bot-bridge", "--entrant", "wild", "--server",
-                           server.address, "--poll", "0.1", "--", sys.executable, str(program),
-                           str(state)], tmp_path / "wild.log")
+                           server.address, "--poll", "0.1", "--sandbox-write", str(state), "--",
+                           sys.executable, str(program), str(state)], tmp_path / "wild.log")
     out = tmp_path / "t"
     try:
         done = subprocess.run(

@@ -25,10 +25,18 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from bots.channel import load_key
 from bots.sdk.bot import Bot, SeatContext
 from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN, Fallback
 from bots.sdk.net import DEFAULT_SERVER
-from bots.sdk.runner import DEFAULT_POLL, LEVEL_NAMES, BotSource, Runner, RunnerSettings
+from bots.sdk.runner import (
+    DEFAULT_POLL,
+    LEVEL_NAMES,
+    BotSource,
+    KeyRefused,
+    Runner,
+    RunnerSettings,
+)
 
 __all__ = [
     "CRASHED",
@@ -40,6 +48,7 @@ __all__ = [
     "Bot",
     "BotSource",
     "Fallback",
+    "KeyRefused",
     "RunnerSettings",
     "SeatContext",
     "run",
@@ -53,6 +62,7 @@ async def serve(
     entrant: str = "",
     key: str = "",
     *,
+    key_file: str = "",
     tls_ca: str = "",
     tls_cert: str = "",
     tls_key: str = "",
@@ -66,11 +76,13 @@ async def serve(
     """Plays `bot` until `stop` is set (None: until SIGINT/SIGTERM, or cancelled), then gives
     the unfinished seats back. `bot`: a Bot (shared by every seat), a Bot class (one instance
     per seat) or a function of the SeatContext making the seat's Bot. `entrant`: the outside
-    entrant to play as (a built-in level's name: that level's seats). `threads`: blocking
-    decisions at once. Bad settings raise ValueError before any call."""
+    entrant to play as (a built-in level's name: that level's seats). `key`: the API key; if
+    "", the one in `key_file`, else env CROUPIER_API_KEY_FILE's file, else env
+    CROUPIER_API_KEY. `threads`: blocking decisions at once. Bad settings raise ValueError
+    before any call; a key the server refuses stops it with KeyRefused."""
     settings = RunnerSettings(
-        server=server, entrant=entrant, key=key, tls_ca=tls_ca, tls_cert=tls_cert,
-        tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
+        server=server, entrant=entrant, key=load_key(key, key_file), tls_ca=tls_ca,
+        tls_cert=tls_cert, tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
         margin=margin,
     )
     problem = settings.check()
@@ -85,6 +97,7 @@ def run(
     entrant: str = "",
     key: str = "",
     *,
+    key_file: str = "",
     tls_ca: str = "",
     tls_cert: str = "",
     tls_key: str = "",
@@ -96,10 +109,16 @@ def run(
     log_level: str = "",
 ) -> int:
     """`serve` as a program: sets up logging (JSON lines, or readable on a terminal), blocks
-    until SIGINT/SIGTERM, and answers an exit code (0 after a clean stop, 2 for bad settings)."""
+    until SIGINT/SIGTERM, and answers an exit code (0 after a clean stop, 2 for bad settings,
+    3 when the server refuses the key)."""
     from bots import logging as bot_logging
 
     bot_logging.configure(log_level or None)
+    try:
+        key = load_key(key, key_file)
+    except ValueError as e:
+        print(f"bot: {e}", file=sys.stderr)
+        return 2
     settings = RunnerSettings(
         server=server, entrant=entrant, key=key, tls_ca=tls_ca, tls_cert=tls_cert,
         tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
@@ -111,5 +130,8 @@ def run(
         return 2
     try:
         return asyncio.run(Runner(bot, settings).run())
+    except KeyRefused as e:
+        print(f"bot: {e}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:  # before the loop's handlers were in place
         return 0

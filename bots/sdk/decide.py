@@ -28,6 +28,7 @@ from bots.sdk.bot import Bot
 
 MARGIN = 0.3  # seconds before the server's deadline by which the runner has moved
 MAX_ANSWER = 1000  # characters: a longer answer is no move of any game, it is not sent
+MAX_REJECTED = 200  # characters of a refused answer the record keeps (the server's bound)
 CRASHED, GARBAGE, ILLEGAL, LATE = "crashed", "garbage", "illegal", "late"
 REASONS = (CRASHED, GARBAGE, ILLEGAL, LATE)
 
@@ -35,14 +36,16 @@ REASONS = (CRASHED, GARBAGE, ILLEGAL, LATE)
 class Fallback(Exception):
     """Raised by `choose` when the bot knows it has no move to give and why: the runner plays
     the default move with `reason` as the fallback (a bridge whose program answered garbage,
-    too late, or died). Any other exception counts as `crashed`."""
+    too late, or died). Any other exception counts as `crashed`. `rejected`: the answer that
+    was no good (garbage, illegal), which the record keeps beside the fallback."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", rejected: str = "") -> None:
         if reason not in REASONS:
             raise ValueError(f"fallback reason {reason!r} is not one of {', '.join(REASONS)}")
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
+        self.rejected = rejected
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,23 @@ class Answer:
     fallback: str = ""
     listed: bool = True  # among the view's legal moves (else sent as given, replaced if refused)
     thought: float = 0.0  # seconds the bot was given
+    rejected: str = ""  # with a fallback: the bot's answer it stands in for (`for_record`)
+
+
+def for_record(answer: str) -> str:
+    """A refused answer as SubmitMove's `rejected` takes it: control characters replaced by
+    U+FFFD, cut to MAX_REJECTED characters (the last one an ellipsis when cut)."""
+    text = "".join(c if c.isprintable() else "\ufffd" for c in answer[: MAX_REJECTED + 1])
+    return text if len(text) <= MAX_REJECTED else text[: MAX_REJECTED - 1] + "…"
+
+
+def _shown(answer: object) -> str:
+    """What the record shows of an answer that is no string: its repr (a bot's own object
+    whose repr fails: its type)."""
+    try:
+        return repr(answer)
+    except Exception:  # noqa: BLE001 - the bot's __repr__ is the bot's
+        return f"<{type(answer).__name__}>"
 
 
 def where(error: BaseException, depth: int = 6) -> list[str]:
@@ -109,7 +129,8 @@ class Asker:
         except Fallback as fell:
             # the bot itself says its answer is bad, and why (a bridge's program misbehaved)
             self.fell_back(fell.reason, source="bot")
-            return self.default(view, fell.reason, time.perf_counter() - started)
+            rejected = for_record(fell.rejected) if fell.reason in (GARBAGE, ILLEGAL) else ""
+            return self.default(view, fell.reason, time.perf_counter() - started, rejected)
         except Exception as error:  # noqa: BLE001 - whatever the bot does, the seat moves
             ok, answer = False, error
         thought = time.perf_counter() - started
@@ -131,11 +152,12 @@ class Asker:
                 return Answer(move, listed=False, thought=thought)
             if move:
                 self.fell_back(ILLEGAL, answer_type="str", length=len(move))
-                return self.default(view, ILLEGAL, thought)
+                return self.default(view, ILLEGAL, thought, for_record(move))
         self.fell_back(GARBAGE, answer_type=type(answer).__name__)
-        return self.default(view, GARBAGE, thought)
+        return self.default(view, GARBAGE, thought, for_record(_shown(answer)))
 
-    def default(self, view: croupier_pb2.TableView, fallback: str, thought: float = 0.0) -> Answer:
+    def default(self, view: croupier_pb2.TableView, fallback: str, thought: float = 0.0,
+                rejected: str = "") -> Answer:
         """The bot's default move (a legal move at random if that fails too)."""
         legal = list(view.legal_moves)
         move: Any = None
@@ -145,7 +167,7 @@ class Asker:
             self.log.error("default_move_failed", error=type(error).__name__, where=where(error))
         if not isinstance(move, str) or move not in legal:
             move = self.rng.choice(legal)
-        return Answer(move, fallback, thought=thought)
+        return Answer(move, fallback, thought=thought, rejected=rejected)
 
     def _late(self, view: croupier_pb2.TableView, legal: list[str], thought: float) -> Answer:
         self.fell_back(LATE, waited_ms=round(thought * 1000, 3))

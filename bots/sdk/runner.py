@@ -56,6 +56,12 @@ CLAIM_ATTEMPTS = 4  # a JoinTable whose reply was lost, asked again with the sam
 # its own still landing): asked again, it gets the seat its token holds or a free one
 CLAIM_AGAIN = RESUBMIT | {grpc.StatusCode.ABORTED}
 KEY_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED})
+KEY_REFUSALS = 3  # an outside entrant's claims refused for its key in a row: the runner stops
+
+
+class KeyRefused(Exception):
+    """The server refuses the outside entrant's key (or its lack of one): a setting to fix,
+    not something to retry forever. The message is the server's, which never quotes a key."""
 
 BotSource = Bot | type[Bot] | Callable[[SeatContext], Bot]
 
@@ -131,6 +137,8 @@ class Runner:
         self._seats: dict[tuple[str, int], SeatPlayer] = {}  # holds the tokens: never shown
         self.cooldown: dict[tuple[str, int], float] = {}
         self._said: set[grpc.StatusCode] = set()  # refusals of claims already warned of
+        self._key_refusals = 0  # in a row
+        self.refused: KeyRefused | None = None  # why an outside entrant's runner gave up
         # this process's blocking decisions, `threads` at a time
         self.search_slot = asyncio.Semaphore(settings.threads)
         self.log = log
@@ -142,7 +150,9 @@ class Runner:
 
     async def run(self, stop: asyncio.Event | None = None, signals: bool = True) -> int:
         """Plays until stopped: by SIGTERM/SIGINT (with `signals`), by `stop`, by
-        request_stop or by cancelling; gives the unfinished seats back; answers 0."""
+        request_stop or by cancelling; gives the unfinished seats back; answers 0. An outside
+        entrant's runner whose key the server refuses KEY_REFUSALS times in a row stops and
+        raises KeyRefused."""
         # Every event of this process (seat tasks copy the context) says which runner it is.
         structlog.contextvars.bind_contextvars(worker=self.index, pid=os.getpid())
         loop = asyncio.get_running_loop()
@@ -181,6 +191,8 @@ class Runner:
                 with contextlib.suppress(Exception):
                     await self.shared.close()
         self.log.info("worker_stopped")
+        if self.refused is not None:
+            raise self.refused
         return 0
 
     async def _watch(self, stop: asyncio.Event) -> None:
@@ -305,6 +317,7 @@ class Runner:
                     "claim_refused", table=table.table_id, seat=seat, code=status.name,
                     details=error.details(),
                 )
+                self._key_refused(status, error.details() or "")
                 if status in CLAIM_AGAIN:  # the seat may be ours after all: give it back
                     with contextlib.suppress(grpc.aio.AioRpcError):
                         await stub.LeaveTable(
@@ -312,6 +325,7 @@ class Runner:
                             timeout=RPC_TIMEOUT, metadata=(("authorization", f"Bearer {token}"),),
                         )
                 return False
+        self._key_refusals = 0
         got = joined.seat
         level = self._level(joined.table, got) if got != seat else level
         entrant = self.settings.entrant if outside else level
@@ -334,6 +348,7 @@ class Runner:
             stub, context, joined.token, bot, joined.table.version, self.stop,
             search_slot=self.search_slot, margin=self.settings.margin, owns_bot=self.per_seat,
             labels={"entrant": entrant} if outside else {"bot_level": level},
+            explain_refusals=outside,
         )
         task = asyncio.create_task(player.run(), name=f"seat-{table.table_id}-{got}")
         self.players[key] = task
@@ -343,6 +358,21 @@ class Runner:
                       version=joined.table.version,
                       **({"entrant": entrant} if outside else {"bot_level": level}))
         return True
+
+    def _key_refused(self, status: grpc.StatusCode, details: str) -> None:
+        """Counts an outside entrant's claims refused for its key, and stops the runner at
+        KEY_REFUSALS in a row (a built-in worker's runner keeps trying: its operator may be
+        rolling keys out)."""
+        if status not in KEY_REFUSED or not self.settings.outside:
+            return
+        self._key_refusals += 1
+        if self._key_refusals >= KEY_REFUSALS and self.refused is None:
+            self.refused = KeyRefused(
+                f"the server refuses the key for entrant {self.settings.entrant} "
+                f"({status.name}: {details}); stopping after {self._key_refusals} refusals")
+            self.log.error("key_refused", code=status.name, details=details,
+                           refusals=self._key_refusals)
+            self.request_stop("key refused")
 
     def _seat_done(self, key: tuple[str, int], task: asyncio.Task[None]) -> None:
         self.players.pop(key, None)

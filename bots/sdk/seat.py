@@ -18,7 +18,7 @@ from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 from bots import metrics
 from bots.resend import resend
 from bots.sdk.bot import Bot, SeatContext
-from bots.sdk.decide import ILLEGAL, MARGIN, Answer, Asker, where
+from bots.sdk.decide import ILLEGAL, MARGIN, Answer, Asker, for_record, where
 from bots.sdk.net import (
     LEAVE_SECONDS,
     REFUSED,
@@ -34,6 +34,7 @@ from bots.sdk.net import (
 log = structlog.get_logger("croupier.bots")
 
 REFUSALS_BEFORE_FALLBACK = 3  # refused moves after which a seat plays a legal move unasked
+REASON_CHARS = 300  # of the server's reason for a refusal, in an outside entrant's log
 SUBMIT_ATTEMPTS = 8  # with the backoff below, about 15 s of a server away
 
 
@@ -53,6 +54,7 @@ class SeatPlayer:
         margin: float = MARGIN,
         owns_bot: bool = False,
         labels: Mapping[str, str] | None = None,
+        explain_refusals: bool = False,
     ) -> None:
         self.stub = stub
         self.context = seat
@@ -61,6 +63,9 @@ class SeatPlayer:
         self.game = seat.game
         self.bot = bot
         self.owns_bot = owns_bot  # made for this seat: closed when the seat is done
+        # an outside entrant's runner: its log is its author's, and a refusal's line names the
+        # move and the server's reason (a built-in worker's log is the operator's: neither)
+        self.explain_refusals = explain_refusals
         self._metadata = (("authorization", f"Bearer {token}"),)
         self.stop = stop
         self.rng = random.Random()
@@ -174,7 +179,8 @@ class SeatPlayer:
                 if answer.fallback:
                     metrics.FALLBACKS.labels(self.metric_label, self.game, answer.fallback).inc()
             try:
-                reply = await self._submit(answer.move, view.version, answer.fallback)
+                reply = await self._submit(answer.move, view.version, answer.fallback,
+                                           answer.rejected)
             except grpc.aio.AioRpcError as error:
                 status = code(error)
                 if status == grpc.StatusCode.ABORTED:
@@ -194,9 +200,12 @@ class SeatPlayer:
                 if status in REFUSED:
                     refusals += 1
                     refused.add(answer.move)
-                    # neither the move nor the server's reason: either may show this seat's cards
+                    # either may show this seat's cards: only in the entrant's own log
+                    told = {"move": for_record(answer.move),
+                            "reason": (error.details() or "")[:REASON_CHARS]}
                     self.log.warning("move_refused", version=view.version, code=status.name,
-                                     listed=answer.listed)
+                                     listed=answer.listed,
+                                     **(told if self.explain_refusals else {}))
                     if refusals > REFUSALS_BEFORE_FALLBACK:
                         return  # not even a listed move: wait for the next event, do not spin
                     resends = 0
@@ -204,7 +213,8 @@ class SeatPlayer:
                     if not answer.listed and self._my_turn(view):
                         # the bot's answer is no move the server knows: a legal one in its place
                         self.asker.fell_back(ILLEGAL, refused=status.name)
-                        again = self.asker.default(view, ILLEGAL)
+                        again = self.asker.default(view, ILLEGAL,
+                                                   rejected=for_record(answer.move))
                         metrics.FALLBACKS.labels(self.metric_label, self.game, ILLEGAL).inc()
                     continue
                 raise
@@ -225,8 +235,8 @@ class SeatPlayer:
                 return  # no fresh view in the answer: the stream will bring it
             view = reply.view
 
-    async def _submit(self, move: str, version: int,
-                      fallback: str = "") -> croupier_pb2.SubmitMoveResponse:
+    async def _submit(self, move: str, version: int, fallback: str = "",
+                      rejected: str = "") -> croupier_pb2.SubmitMoveResponse:
         """SubmitMove, sent again with the same move and version while the server is away.
 
         The server answers a repeat of the move that moved the table on from `version` as it
@@ -235,7 +245,8 @@ class SeatPlayer:
         """
         backoff = Backoff()
         request = croupier_pb2.SubmitMoveRequest(
-            table_id=self.table_id, move=move, expected_version=version, fallback=fallback
+            table_id=self.table_id, move=move, expected_version=version, fallback=fallback,
+            rejected=rejected,
         )
         for attempt in range(1, SUBMIT_ATTEMPTS + 1):
             try:

@@ -15,7 +15,7 @@ import grpc
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from rich.console import Console
 
-from bots.channel import add_tls_flags, check_tls_files, open_channel
+from bots.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.progress import progress_bar
 from bots.tournament import report
@@ -73,9 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play only deals d with d mod N == I; results go to results-I-of-N.sqlite")
     p.add_argument("--out", type=Path, required=True, help="folder for results, records, report")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--api-key", default=os.environ.get("CROUPIER_API_KEY", ""),
-                   help="API key with the 'tables' role, for servers run with --api-keys "
-                   "(env CROUPIER_API_KEY)")
+    add_key_flags(p, "with the 'tables' role")
     add_tls_flags(p)
     return p
 
@@ -210,6 +208,7 @@ async def _play(args: argparse.Namespace, meta: dict[str, Any], results: ResultF
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        args.api_key = api_key_of(args)
         meta = _settings(args)
         shard = parse_shard(args.shard)
         args.out.mkdir(parents=True, exist_ok=True)
