@@ -715,7 +715,7 @@ def test_sqlite_one_broken_write_fails_alone(tmp_path: Path) -> None:
         with closing(sqlite3.connect(path)) as raw:  # a log that runs ahead of its record
             raw.execute(
                 "INSERT INTO events SELECT table_id, 2, kind, seat, move, name, time, state,"
-                " seats, status, deal_over FROM events WHERE table_id = 't2'"
+                " seats, status, deal_over, rejected FROM events WHERE table_id = 't2'"
             )
             raw.commit()
         held = HeldWriter(store)
