@@ -265,13 +265,14 @@ REVEALED: dict[str, dict[str, Callable[[Any], Any]]] = {
 
 
 def public_outcome(game: Game, state: Any, observer: int | None, deal: int) -> Any:
-    """What `observer` sees of `state` after a move, less the cards that may come fresh out of
-    hidden places: its view and who acts next. Once a new deal has begun, only that it has
-    (the new deal's cards are a new shuffle in every world)."""
+    """What `observer` sees of `state` after a move, less what the rules reveal (`REVEALED`):
+    its view and who acts next. Once the deal is over, only that it is: its scoring shows
+    the hidden cards (and so whether the match is over), and a new deal is a new shuffle."""
     from google.protobuf.json_format import MessageToDict
 
     if game.is_over(state) or game.deal_number(state) != deal:
-        return {"over": game.is_over(state), "new deal": game.deal_number(state) != deal}
+        # the deal's scores show its hidden cards (and so whether the match is over)
+        return {"the deal is over": True}
     view = game.view(state, observer)
     shown = MessageToDict(view, preserving_proto_field_name=True)
     shown.pop("hand", None)
