@@ -31,8 +31,8 @@ from tests.bot_support import (
     stub_for,
 )
 from tests.pty_support import play_in_pty
-from tests.test_dos_rules import FILLER, deck_for
 from tests.support import StructValue
+from tests.test_dos_rules import FILLER, deck_for
 
 
 @pytest.fixture(scope="module")
