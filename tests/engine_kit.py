@@ -1,7 +1,9 @@
 """The shared property kit: invariants every engine must keep, whatever the game.
 
-Each engine registers the table set-ups to exercise in `SETUPS`; `tests/test_engine_kit.py`
-runs every registered game through `check_game` over hypothesis-chosen seeds. A game in
+Each engine registers the table set-ups to exercise in `SETUPS`, and in `REVEALED` the view
+fields its rules fill from hidden places as moves are made (for `check_twins`, the twin-table
+probe); `tests/test_engine_kit.py` runs every registered game through `check_game` and
+`check_what_moves_show` over hypothesis-chosen seeds. A game in
 `engines.registry.GAMES` without set-ups here fails the kit, so no engine skips it.
 """
 
