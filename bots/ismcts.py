@@ -132,8 +132,10 @@ def search(
     deadline = start + seconds if seconds else None
     first = game.sample(view, rng)
     only = game.legal_moves(first, seat)
-    if len(only) == 1:  # nothing to decide: no search
-        return only[0], SearchStats(0, time.perf_counter() - start, {game.format_move(only[0]): 0}, 0.0)
+    pool = only if candidates is None else candidates(game, first, seat, only)
+    if len(only) == 1 or len(pool) == 1:  # nothing to decide (or worth searching): no search
+        move = only[0] if len(only) == 1 else pool[0]
+        return move, SearchStats(0, time.perf_counter() - start, {game.format_move(move): 0}, 0.0)
     decisive = decisive_move(game, view, seat, rng)
     if decisive is not None:
         text = game.format_move(decisive)
@@ -144,7 +146,6 @@ def search(
     if biased:
         # one favourite, chosen in the first world: stable even where the policy reads the
         # world's hidden cards
-        pool = only if candidates is None else candidates(game, first, seat, only)
         root_favs = {(seat, playout(game, first, seat, pool, rng))}  # type: ignore[misc]
     sample, legal_moves, apply = game.sample, game.legal_moves, game.apply
     to_act, is_over, deal_number = game.to_act, game.is_over, game.deal_number

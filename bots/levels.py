@@ -13,7 +13,8 @@ Every ISMCTS level plays its playouts with the game's heuristic player and searc
 game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). Where a
 game's module gives one, every ISMCTS level scores played-out deals with the game's own reward
 (Dos: the round's points, not only who won it); the budgets stay the same for every game. A decision
-with one legal move, or with a move that wins the deal outright, takes no search. At `easy`,
+with one legal move, one candidate move (Dos: `end dos` beside `end`), or a move that wins the
+deal outright, takes no search. At `easy`,
 50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
 the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
 it only where its statistics clearly disagree. A game's module may set further search options

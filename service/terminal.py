@@ -250,6 +250,7 @@ class Player:
         seat: int,
         token: str,
         stdin: int = 0,
+        auto_end: bool = False,
     ) -> None:
         self.console = console
         self.stub = stub
@@ -257,6 +258,7 @@ class Player:
         self.seat = seat
         self.metadata = (("authorization", f"Bearer {token}"),)
         self.stdin = stdin
+        self.auto_end = auto_end  # the person's opt-in: end the turn when nothing else is left
         self.known = 0  # newest version known: views older than it are stale
         self.view: croupier_pb2.TableView | None = None  # the newest view, at `known` or older
         self.waiting_said = False
@@ -341,6 +343,8 @@ class Player:
                 self.say(self.also_line(view, optional), "dim")
             self.also_shown = tuple(optional)
             return
+        if self.auto_end and self.end_by_itself(view, turn):
+            return
         key = (tuple(view.on_turn), tuple(turn))
         if key != self.turn_shown:
             self.show_turn(view, turn, optional)
@@ -350,6 +354,17 @@ class Player:
         self.also_shown = tuple(optional)
         if not self.prompt_open:
             self.prompt(turn, view)
+
+    def end_by_itself(self, view: croupier_pb2.TableView, turn: list[str]) -> bool:
+        """With --auto-end: plays the end of the turn when it is all the player may do (the
+        game's renderer says which move that is). True if it was sent."""
+        message, renderer = game_view(view)
+        move = renderer.auto_end(message, turn) if message is not None else None
+        if move is None:
+            return False
+        self.say(f"Nothing left to do but end your turn: {move} (--auto-end).", "dim")
+        self.send(move, view)
+        return True
 
     def show_turn(self, view: croupier_pb2.TableView, turn: list[str], optional: list[str]) -> None:
         self.say("")
@@ -629,6 +644,10 @@ def play_parser() -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", type=option_argument, default=[],
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
     add_key_flags(parser, "with the 'tables' role")
+    parser.add_argument("--auto-end", action="store_true",
+                        help="end your turn for you when ending it is all you may do (Dos: "
+                        "'end', or 'end dos' with two cards). The server never does: a turn "
+                        "that ended by itself would tell the table what your hand allows")
     return parser
 
 
@@ -695,7 +714,8 @@ def play_main(argv: list[str] | None = None) -> int:
                 croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=0, name=args.name),
                 timeout=RPC_TIMEOUT,
             )
-            player = Player(console, stub, table.table_id, joined.seat, joined.token)
+            player = Player(console, stub, table.table_id, joined.seat, joined.token,
+                            auto_end=args.auto_end)
             try:
                 bots = plural(players - 1, f"{args.bots} bot")
                 console.print(Text(

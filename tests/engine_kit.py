@@ -1,7 +1,9 @@
 """The shared property kit: invariants every engine must keep, whatever the game.
 
-Each engine registers the table set-ups to exercise in `SETUPS`; `tests/test_engine_kit.py`
-runs every registered game through `check_game` over hypothesis-chosen seeds. A game in
+Each engine registers the table set-ups to exercise in `SETUPS`, and in `REVEALED` the view
+fields its rules fill from hidden places as moves are made (for `check_twins`, the twin-table
+probe); `tests/test_engine_kit.py` runs every registered game through `check_game` and
+`check_what_moves_show` over hypothesis-chosen seeds. A game in
 `engines.registry.GAMES` without set-ups here fails the kit, so no engine skips it.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,3 +233,94 @@ def check_sample_diversity(game: Game, setup: Setup, seed: str, tries: int = 30)
             for _ in range(tries)
         }
         assert len(others) > 1, f"seat {observer}'s view determines the hidden cards"
+
+
+# --- what a move shows: the twin check -------------------------------------------------------
+
+def _cards(text: str) -> int:
+    """How many cards a card string holds (space-separated codes)."""
+    return len(text.split())
+
+
+def _chars(text: str) -> int:
+    """How many cards a Dou Dizhu card string holds (one character each, no spaces)."""
+    return len(text.replace(" ", ""))
+
+
+# Per game, the view fields that show what the rules reveal as a move is made, whatever the
+# hidden cards: cards newly come out of hidden places (a row refilled from the pile, the kitty
+# shown as the landlord takes it, a card turned for trumps) or a fact a player must show (the
+# Bistro swines, shown with the first diamond ace). They differ between worlds by the luck of
+# the cards, so each is compared through the function given (how many cards; whether shown).
+# The observer's own hand is always left out: its new cards are its own, and its size is in
+# every view's `hand_sizes`.
+REVEALED: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "dou_dizhu": {"kitty": _chars},
+    "dobro": {},
+    # seeds/doppelkopf.md, Bistro: the swines become public when the first of them is played
+    "doppelkopf": {"swines": lambda seat: seat != -2},
+    # turning a card for trumps shows a card of the deal; the trump suit is that card's, and
+    # with hearts everybody must play (seeds/sobe_e_desce.md)
+    "sobe_e_desce": {"turned_card": _cards, "trump": _cards, "must_play": len},
+    "dos": {"row": _cards},
+}
+
+
+def public_outcome(game: Game, state: Any, observer: int | None, deal: int) -> Any:
+    """What `observer` sees of `state` after a move, less what the rules reveal (`REVEALED`):
+    its view and who acts next. Once the deal is over, only that it is: its scoring shows
+    the hidden cards (and so whether the match is over), and a new deal is a new shuffle."""
+    from google.protobuf.json_format import MessageToDict
+
+    if game.is_over(state) or game.deal_number(state) != deal:
+        # the deal's scores show its hidden cards (and so whether the match is over)
+        return {"the deal is over": True}
+    view = game.view(state, observer)
+    shown = MessageToDict(view, preserving_proto_field_name=True)
+    shown.pop("hand", None)
+    for name, compared in REVEALED[game.info.name].items():
+        shown[name] = compared(getattr(view, name))
+    shown["to act"] = sorted(game.to_act(state))
+    shown["on turn"] = sorted(game.on_turn(state))
+    return shown
+
+
+def _differences(a: dict, b: dict) -> list[str]:
+    return sorted(
+        f"{k}: {a.get(k)!r} / {b.get(k)!r}" for k in a.keys() | b.keys() if a.get(k) != b.get(k)
+    )
+
+
+def check_twins(game: Game, state: Any, mover: int, move: Any, rng: random.Random,
+                worlds: int = 3) -> None:
+    """The probe's twin tables made general: after `mover` plays `move`, what every other seat
+    (and a spectator) sees next is the same in every world that seat's view allows, the true
+    one included, in which the move is legal. A difference means the engine's answer to the
+    move (an automatic step: an ended turn, a forced move, a draw) depends on cards that seat
+    cannot see, and so tells it something about them."""
+    deal = game.deal_number(state)
+    observers = [None, *(s for s in range(game.num_players(state)) if s != mover)]
+    text = game.format_move(move)
+    for observer in observers:
+        view = game.view(state, observer)
+        seen: dict | None = None
+        for k in range(worlds + 1):
+            world = state if k == 0 else game.sample(view, rng)
+            if k and move not in game.legal_moves(world, mover):
+                continue
+            shown = public_outcome(game, game.apply(world, mover, move), observer, deal)
+            if seen is None:
+                seen = shown
+            elif shown != seen:
+                raise AssertionError(
+                    f"after seat {mover}'s {text}, seat {observer} sees different things in two "
+                    f"worlds its view allows: {'; '.join(_differences(seen, shown))}"
+                )
+
+
+def check_what_moves_show(game: Game, setup: Setup, seed: str, rng_seed: int,
+                          worlds: int = 3) -> None:
+    """`check_twins` at every move of one random game."""
+    rng = random.Random(rng_seed + 3)
+    play_random(game, setup, seed, random.Random(rng_seed),
+                lambda state, seat, move: check_twins(game, state, seat, move, rng, worlds))

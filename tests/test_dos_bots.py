@@ -76,3 +76,29 @@ def test_with_more_players_the_losers_share_the_margin() -> None:
         assert all(x < 0.5 for s, x in enumerate(r) if s != winner)
         losers = [x for s, x in enumerate(r) if s != winner]
         assert max(losers) - min(losers) < 1e-9  # only the winner scores: the losers are even
+
+
+def test_the_heuristic_matches_while_it_can_and_then_ends_the_turn() -> None:
+    # the engine no longer ends a turn with nothing left but `end` (seeds/dos.md): the
+    # players do, and the heuristic player must neither stop early nor stall
+    from tests.test_dos_rules import FILLER, play, table, two_left
+
+    rng = random.Random(3)
+    s = play(table(["b4 b7 b10 r10 y1 y8 y10", FILLER], "r7 y9", "b1 b3"), 0, "b7 on r7")
+    assert choose(GAME, s, 0, GAME.legal_moves(s, 0), rng).text == "y1+y8 on y9"
+    s = play(s, 0, "y1+y8 on y9")  # a double colour match: one bonus card owed
+    add = choose(GAME, s, 0, GAME.legal_moves(s, 0), rng)
+    assert add.text.startswith("add ")
+    s = GAME.apply(s, 0, add)
+    assert choose(GAME, s, 0, GAME.legal_moves(s, 0), rng).text == "end"
+    s = two_left()
+    assert choose(GAME, s, 0, GAME.legal_moves(s, 0), rng).text == "end dos"
+
+
+def test_a_decision_with_one_candidate_takes_no_search() -> None:
+    from bots.levels import get_level
+    from tests.test_dos_rules import two_left
+
+    s = two_left()  # `end` or `end dos`: the candidates keep the call alone
+    move, stats = get_level("medium").choose(GAME, GAME.view(s, 0), 0, random.Random(1))
+    assert move.text == "end dos" and stats is not None and stats.iterations == 0

@@ -137,8 +137,11 @@ def test_seed_example_seven_and_nine_both_matched_in_one_turn() -> None:
     assert "b7 on r7" in moves and "g4+r5 on y9" in moves and "g4+y3 on r7" in moves
     s = play(s, 0, "b7 on r7")
     assert [m[0] for m in s.matches] == [0]
-    # Both centre cards matched: nothing is left to decide, so the turn ends by itself.
     s = play(s, 0, "g4+r5 on y9")
+    # Both centre cards matched: only `end` is left, but the turn waits for it (a turn that
+    # ended by itself would tell the table that the hand allowed no further match).
+    assert s.current == 0 and legal(s, 0) == ["end"]
+    s = play(s, 0, "end")
     # The played and covered cards are discarded; the row is refilled to two from the pile.
     assert row(s) == "b1 b3"
     assert sorted(GAME.view(s, 0).discards.split()) == sorted(["b7", "r7", "g4", "r5", "y9"])
@@ -178,7 +181,7 @@ def test_two_equal_centre_cards_are_two_targets() -> None:
     s = table(["b7 g7 y1 y3 y4 y5 y6", FILLER], "r7 r7", "b1 b3")
     s = play(s, 0, "b7 on r7")
     assert "g7 on r7" in legal(s, 0)
-    s = play(s, 0, "g7 on r7")
+    s = play(s, 0, "g7 on r7", "end")
     assert s.current == 1 and "b7" not in hand(s, 0) and "g7" not in hand(s, 0)
 
 
@@ -203,7 +206,9 @@ def test_single_colour_match_adds_one_card_to_the_row_after_the_refill() -> None
     assert "b8+y1 on g9" in legal(s, 0)  # more matches stay open until a card is added
     with pytest.raises(IllegalMove, match="no g5 to add"):
         play(s, 0, "add g5")
-    s = play(s, 0, "add b8")  # nothing else to decide: the turn ends by itself
+    s = play(s, 0, "add b8")  # nothing else to decide but the end, which the player plays
+    assert s.current == 0 and legal(s, 0) == ["end"]
+    s = play(s, 0, "end")
     assert s.current == 1
     assert row(s) == "g9 b1 b8"  # refilled to two, then the bonus card
     assert len(s.hands[1]) == 7  # a single colour match makes nobody draw
@@ -212,7 +217,9 @@ def test_single_colour_match_adds_one_card_to_the_row_after_the_refill() -> None
 def test_no_more_matches_once_bonus_cards_are_being_added() -> None:
     s = table(["r7 b8 g9 y3 y4 y5 y6", FILLER], "r7 g9", "b1 b3")
     s = play(s, 0, "r7 on r7", "add b8")
-    # g9 on g9 was possible before the add; the turn ended with the add instead.
+    # g9 on g9 was possible before the add; after it only the end is.
+    assert legal(s, 0) == ["end"]
+    s = play(s, 0, "end")
     assert s.current == 1 and "g9" in hand(s, 0)
 
 
@@ -220,7 +227,7 @@ def test_double_colour_match_adds_one_and_every_other_player_draws_one() -> None
     s = table(["r3 r4 y1 y3 y4 y5 y6", FILLER, OTHER], "r7 g9", "b1 b3 b4 b5")
     s = play(s, 0, "r3+r4 on r7")
     assert s.matches[0][2] == DOUBLE_COLOUR
-    s = play(s, 0, "add y6")
+    s = play(s, 0, "add y6", "end")
     assert row(s) == "g9 b1 y6"
     assert "b3" in hand(s, 1) and "b4" in hand(s, 2)  # seat 1 draws first, then seat 2
     assert [len(h) for h in s.hands] == [4, 8, 8]
@@ -232,7 +239,7 @@ def test_two_colour_matches_owe_two_cards() -> None:
     assert GAME.view(s, 0).bonus_owed == 2
     s = play(s, 0, "add y1")
     assert s.current == 0 and legal(s, 0)[0] == "add y3"
-    s = play(s, 0, "add y3")
+    s = play(s, 0, "add y3", "end")
     assert row(s) == "b1 b3 y1 y3" and s.current == 1
 
 
@@ -246,7 +253,7 @@ def test_wild_dos_in_hand_is_a_two_of_any_colour() -> None:
     assert match_kind(w2, (w2,)) == SINGLE_COLOUR  # both twos, same colour chosen
     assert match_kind(b7, (w2,)) == NO_MATCH
     s = table(["w2 b5 y1 y3 y4 y5 y6", FILLER, OTHER], "b7 g9", "b1 b3 b4 b5")
-    s = play(s, 0, "w2+b5 on b7", "add y1")
+    s = play(s, 0, "w2+b5 on b7", "add y1", "end")
     assert [len(h) for h in s.hands] == [4, 8, 8]
 
 
@@ -291,7 +298,9 @@ def test_no_match_draw_one_and_play_it_if_it_matches() -> None:
     s = play(s, 0, "draw")
     assert s.current == 0 and s.drew and code(s.drawn) == "b7"
     assert legal(s, 0) == ["b7 on r7", "end"]
-    s = play(s, 0, "b7 on r7")  # no more matches after the drawn card's: the turn ends
+    s = play(s, 0, "b7 on r7")  # no more matches after the drawn card's: only the end
+    assert s.current == 0 and legal(s, 0) == ["end"]
+    s = play(s, 0, "end")
     assert s.current == 1 and hand(s, 0) == FILLER
 
 
@@ -307,9 +316,12 @@ def test_after_drawing_only_the_drawn_card_may_be_matched() -> None:
     assert all("b7" in m for m in legal(s, 0) if " on " in m)
 
 
-def test_a_drawn_card_that_cannot_match_is_kept_and_the_turn_ends() -> None:
+def test_a_drawn_card_that_cannot_match_is_kept_and_the_player_ends_the_turn() -> None:
     s = table([FILLER, OTHER], "r7 r1", "y9 b1")
     s = play(s, 0, "draw")
+    # the turn waits for `end`: ending it by itself would show that the drawn card cannot match
+    assert s.current == 0 and legal(s, 0) == ["end"] and GAME.view(s, 1).drawn == "?"
+    s = play(s, 0, "end")
     assert s.current == 1 and "y9" in hand(s, 0) and len(s.hands[0]) == 8
 
 
@@ -319,7 +331,7 @@ def test_official_no_match_rule_adds_a_card_after_a_useless_draw() -> None:
     assert s.current == 0 and "add y9" in legal(s, 0) and "end" not in legal(s, 0)
     with pytest.raises(IllegalMove, match="add 1 more"):
         play(s, 0, "end")
-    s = play(s, 0, "add g10")
+    s = play(s, 0, "add g10", "end")
     assert s.current == 1 and row(s) == "r7 r1 g10" and len(s.hands[0]) == 7
 
 
@@ -327,7 +339,7 @@ def test_official_rule_still_lets_the_drawn_card_be_played() -> None:
     s = table([FILLER, OTHER], "r7 r1", "b7 b1", official_no_match=True)
     s = play(s, 0, "draw")
     assert "b7 on r7" in legal(s, 0) and "add b7" in legal(s, 0) and "end" not in legal(s, 0)
-    s = play(s, 0, "b7 on r7")
+    s = play(s, 0, "b7 on r7", "end")
     assert s.current == 1 and len(s.hands[0]) == 7
 
 
@@ -349,7 +361,7 @@ def with_hand(state: DosState, seat: int, cards: str) -> DosState:
 
 def test_empty_draw_pile_is_rebuilt_from_the_discards() -> None:
     s = table(["b7 g3 g4 g5 g6 g8 g9", OTHER], "r7 r1")
-    s = play(s, 0, "b7 on r7")  # nothing else matches: the turn ends by itself
+    s = play(s, 0, "b7 on r7", "end")
     t = s.copy()
     t.discards = s.discards + pack(s.pile)  # every pile card now lies in the discards
     t.pile = ()
@@ -366,6 +378,8 @@ def test_nothing_to_draw_ends_the_turn_empty_handed() -> None:
     t.pile = ()
     assert sum(GAME.census(t).values()) == 108
     u = play(t, 0, "draw")
+    assert legal(u, 0) == ["end"] and len(u.hands[0]) == len(t.hands[0])
+    u = play(u, 0, "end")
     assert u.current == 1 and len(u.hands[0]) == len(t.hands[0])
 
 
@@ -469,7 +483,7 @@ def test_a_first_turn_can_empty_a_hand_when_a_bonus_card_widened_the_row() -> No
     # seat 1 goes out on its first turn with three double matches and one bonus card
     t = table(["r3 r10 g8 g8 g10 g10 y8", "r1 r3 b1 b4 y3 y7 g9"], "r3 b5", "r4 g6 g7 y5",
               target=1000)
-    u = play(t, 0, "r3 on r3", "add r10")
+    u = play(t, 0, "r3 on r3", "add r10", "end")
     assert row(u) == "b5 r4 r10" and u.current == 1 and hand(u, 0) == "g8 g8 g10 g10 y8"
     v = play(u, 1, "b1+b4 on b5", "r1+r3 on r4", "y3+y7 on r10")
     assert legal(v, 1) == ["add g9"]  # two bonus cards owed, one card left: no end yet
@@ -513,7 +527,7 @@ def test_a_round_that_reaches_the_turn_limit_is_blocked() -> None:
     s = table([FILLER, OTHER], "r7 r1", " ".join(["w2"] * 10), max_turns=10, target=10_000)
     for turn in range(10):
         assert s.current == turn % 2
-        s = play(s, turn % 2, "draw")
+        s = play(s, turn % 2, "draw", "end")
     h = s.history[0]
     assert h.blocked and s.round == 1
     assert h.winner == min((0, 1), key=lambda p: h.hand_points[p])
@@ -693,7 +707,7 @@ def test_the_rulebooks_match_examples_as_moves() -> None:
     assert {"b1+r6 on r7", "g3+y4 on r7", "b#+r1 on w2"} <= set(moves)
     s = play(s, 0, "g3+y4 on r7")  # as written in the rulebook
     assert s.matches[0][2] == DOUBLE
-    s = play(s, 0, "r1+b# on w2")  # either order of the two cards
+    s = play(s, 0, "r1+b# on w2", "end")  # either order of the two cards
     assert s.current == 1 and hand(s, 0) == "b1 r6 y9"
 
 
@@ -704,3 +718,29 @@ def test_two_player_window_holds_both_seats() -> None:
     assert s.dos_window == 0 and GAME.to_act(s) == {0, 1}
     assert legal(s, 0) == ["dos"] and legal(s, 1)[-1] == "catch"
     assert len(play(s, 1, "catch").hands[0]) == 4
+
+
+def test_twin_tables_look_the_same_after_the_same_match() -> None:
+    # seeds/dos.md, "End of the turn": two tables differing only in seat 0's hand; after the
+    # same match one hand may still match and the other may only end, and seat 1 sees the same
+    can_match = table(["b4 b7 b10 r10 y1 y8 y10", FILLER], "r7 y9", "b1 b3")
+    only_end = table(["b4 b7 b10 r10 y1 y4 y10", FILLER], "r7 y9", "b1 b3")
+    a, b = play(can_match, 0, "b7 on r7"), play(only_end, 0, "b7 on r7")
+    assert "y1+y8 on y9" in legal(a, 0) and legal(b, 0) == ["end"]
+    assert GAME.view(a, 1) == GAME.view(b, 1) and GAME.to_act(a) == GAME.to_act(b) == {0}
+    a, b = play(a, 0, "end"), play(b, 0, "end")
+    assert GAME.view(a, 1) == GAME.view(b, 1) and GAME.to_act(a) == GAME.to_act(b) == {1}
+
+
+def test_a_drawn_card_shows_nothing_until_it_is_matched() -> None:
+    matches, keeps = (table([FILLER, OTHER], "r7 r1", f"{top} b1") for top in ("b7", "y9"))
+    a, b = play(matches, 0, "draw"), play(keeps, 0, "draw")
+    assert legal(a, 0) == ["b7 on r7", "end"] and legal(b, 0) == ["end"]
+    assert GAME.view(a, 1) == GAME.view(b, 1) and GAME.to_act(a) == GAME.to_act(b) == {0}
+
+
+def test_emptying_the_hand_still_ends_the_turn_by_itself() -> None:
+    t = with_hand(table(["r7 b8 y1 y3 y4 y5 y6", FILLER], "r7 g9", "b1 b3", target=1000), 0,
+                  "r7 b8")
+    u = play(t, 0, "r7 on r7", "add b8")  # the bonus card empties the hand: the round is over
+    assert u.round == 1 and u.history[0].winner == 0

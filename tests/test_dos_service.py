@@ -20,6 +20,7 @@ from engines.dos.moves import ADD, CALL, CATCH, DRAW, END, END_DOS, MATCH
 from tests.bot_support import (
     CROUPIER,
     Server,
+    auth,
     bot_seats,
     child_env,
     create_table,
@@ -31,6 +32,7 @@ from tests.bot_support import (
 )
 from tests.pty_support import play_in_pty
 from tests.support import StructValue
+from tests.test_dos_rules import FILLER, deck_for
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +131,53 @@ def test_croupier_watch_dos_prints_the_row_and_the_scores(stack: Server) -> None
     final = out[out.index("Final scores"):]
     for seat, total in enumerate(totals):
         assert f"seat {seat} (bot): {total:+d}" in final
+
+
+def seat_sees(stub: pb_grpc.CroupierStub, table_id: str, token: str,
+              after: int) -> tuple[pb.TableEvent, pb.TableView]:
+    """The first event after version `after` as the seat's stream brings it, and its view."""
+    stream = stub.StreamTable(pb.StreamTableRequest(table_id=table_id, from_version=after),
+                              metadata=auth(token), timeout=10)
+    event = next(iter(stream))
+    stream.cancel()
+    return event, stub.GetView(pb.GetViewRequest(table_id=table_id), metadata=auth(token),
+                               timeout=10)
+
+
+def what_is_seen(event: pb.TableEvent, view: pb.TableView) -> tuple[object, ...]:
+    """Everything of an event and a view that is not the table's own name."""
+    return (event.kind, event.seat, event.move, event.view.view, list(event.view.to_act),
+            list(event.view.on_turn), view.view, list(view.to_act), list(view.on_turn),
+            list(view.legal_moves))
+
+
+@pytest.mark.e2e
+def test_twin_tables_show_another_seat_the_same_after_the_same_match(stack: Server) -> None:
+    """The probe (seeds/dos.md, "End of the turn"): two tables whose decks differ only in seat
+    0's hand. After `b7 on r7` seat 0 may still match at one and only end at the other; seat 1
+    sees the same event and the same table at both, the turn still seat 0's."""
+    hands = {"can match": "b4 b7 b10 r10 y1 y8 y10", "only end": "b4 b7 b10 r10 y1 y4 y10"}
+    channel, stub = stub_for(stack.address)
+    seen = {}
+    with channel:
+        for name, hand in hands.items():
+            deck = deck_for([hand, FILLER], "r7 y9", "b1 b3")
+            table_id = create_dos_table(stub, [human_seat(), human_seat()], deck=deck, dealer=1)
+            tokens = [stub.JoinTable(pb.JoinTableRequest(table_id=table_id, seat=seat,
+                                                         name=f"twin{seat}")).token
+                      for seat in (0, 1)]
+            move = stub.SubmitMove(pb.SubmitMoveRequest(table_id=table_id, move="b7 on r7"),
+                                   metadata=auth(tokens[0]), timeout=10)
+            assert ("y1+y8 on y9" in move.view.legal_moves) == (name == "can match")
+            event, view = seat_sees(stub, table_id, tokens[1], move.version - 1)
+            assert list(view.on_turn) == [0] and not view.legal_moves, name
+            ended = stub.SubmitMove(pb.SubmitMoveRequest(table_id=table_id, move="end"),
+                                    metadata=auth(tokens[0]), timeout=10)
+            after_end = seat_sees(stub, table_id, tokens[1], ended.version - 1)
+            assert list(after_end[1].on_turn) == [1], name
+            seen[name] = (what_is_seen(event, view), what_is_seen(*after_end))
+    assert seen["can match"][0] == seen["only end"][0]
+    assert seen["can match"][1] == seen["only end"][1]
 
 
 # --- ISMCTS on every phase of a turn ---------------------------------------------------------

@@ -10,7 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.registry import GAMES
-from tests.engine_kit import BAD_OPTIONS, SETUPS, check_game, check_sample_diversity
+from tests.engine_kit import (
+    BAD_OPTIONS,
+    REVEALED,
+    SETUPS,
+    check_game,
+    check_sample_diversity,
+    check_what_moves_show,
+)
 
 CASES = [(name, i) for name in sorted(GAMES) for i in range(len(SETUPS.get(name, [None])))]
 
@@ -25,6 +32,28 @@ def test_every_game_is_in_the_kit(name: str) -> None:
 @given(seed=st.text(min_size=1, max_size=12), rng_seed=st.integers(0, 2**32))
 def test_random_play_keeps_every_invariant(name: str, index: int, seed: str, rng_seed: int) -> None:
     check_game(GAMES[name], SETUPS[name][index], seed, rng_seed)
+
+
+@pytest.mark.parametrize(("name", "index"), CASES)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.text(max_size=8), rng_seed=st.integers(0, 2**32))
+def test_what_a_move_shows_is_the_same_in_every_world(
+    name: str, index: int, seed: str, rng_seed: int
+) -> None:
+    """The twin-table probe at every move of random games: what another seat sees after a
+    move (whose turn, the phase, the public cards, the counts) never depends on cards that
+    seat cannot see; the engine's automatic steps (ended turns, forced moves, draws) are where
+    such a dependence would hide."""
+    check_what_moves_show(GAMES[name], SETUPS[name][index], seed, rng_seed)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_says_what_its_rules_reveal(name: str) -> None:
+    assert name in REVEALED, f"{name} has no REVEALED entry in tests/engine_kit.py"
+    setup = SETUPS[name][0]
+    view = GAMES[name].view(GAMES[name].new_game(setup.players, setup.options, "fields"), 0)
+    assert set(REVEALED[name]) <= set(view.DESCRIPTOR.fields_by_name), \
+        "REVEALED names a field the view has not"
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)

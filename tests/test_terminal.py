@@ -102,6 +102,42 @@ def test_play_a_deal_against_the_bots_in_a_pty(stack: Server, tmp_path: Path) ->
 
 
 @pytest.mark.e2e
+def test_dos_auto_end_ends_the_turn_when_nothing_else_is_left(stack: Server,
+                                                              tmp_path: Path) -> None:
+    """The server leaves every end of a Dos turn to the player (seeds/dos.md); with
+    --auto-end the client plays it when it is all the player may do, and asks otherwise."""
+    lists: list[str] = []
+
+    def answer(prompts: int, listed: str) -> str:
+        lists.append(listed)
+        return "#1"  # a match first, else the draw or the first bonus card
+
+    play = play_in_pty(stack.address, "dos", ["--bots", "heuristic", "--auto-end",
+                                              "--option", "target=1"],
+                       tmp_path / "dos.txt", answer)
+    text = play.text
+    assert play.exitstatus == 0, text[-3000:]
+    ended = re.findall(r"^seat 0 \(you\): (end(?: dos)?)\s*$", text, re.MULTILINE)
+    assert ended and "(--auto-end)" in text, text[-3000:]
+    # never asked when the end was all there was to play
+    only_end = [x for x in lists if re.findall(r"#\d+\) (.+?)(?=\s+#\d+\)|\s*$)", x)
+                in (["end"], ["end", "end dos"])]
+    assert not only_end, only_end[:3]
+
+
+def test_auto_end_is_offered_only_when_the_end_is_all_there_is() -> None:
+    from croupier.v1 import dos_pb2
+
+    dos = renderer_for("dos")
+    view = dos_pb2.DosView(hand="b7 r3", current=0)
+    assert dos.auto_end(view, ["end"]) == "end"
+    assert dos.auto_end(view, ["end", "end dos"]) == "end dos"
+    assert dos.auto_end(view, ["b7 on r7", "end"]) is None
+    assert dos.auto_end(view, ["add b7", "add r3"]) is None and dos.auto_end(view, []) is None
+    assert renderer_for("dou_dizhu").auto_end(view, ["pass"]) is None  # Dos alone has one
+
+
+@pytest.mark.e2e
 def test_watch_prints_every_event_to_the_end(stack: Server) -> None:
     channel, stub = stub_for(stack.address)
     with channel:

@@ -60,7 +60,6 @@ ROW_SIZE = 2
 _NOBODY: frozenset[int] = frozenset()
 _SEATS = tuple(frozenset({s}) for s in range(4))
 _ALL = tuple(frozenset(range(n)) for n in range(5))
-_END_ONLY = (END_MOVE,)
 
 
 class RoundScore(NamedTuple):
@@ -494,9 +493,10 @@ def _match(state: DosState, seat: int, move: Move, hand: tuple[int, ...]) -> Dos
 
 
 def _maybe_end(s: DosState) -> DosState:
-    """End the turn by itself when the only thing left to do is to end it (or the hand is
-    empty); with two cards the player still chooses between `end` and `end dos`."""
-    if not s.hands[s.current] or _turn_moves(s) == _END_ONLY:
+    """End the turn by itself only when the hand is empty: every seat sees that. A turn with
+    nothing left to do but `end` still waits for it (ruling): ending it by itself would tell
+    the table that the hand (or the drawn card) allows no further match."""
+    if not s.hands[s.current]:
         _end_turn(s, call=False)
     return s
 

@@ -115,6 +115,13 @@ class Renderer(Generic[V]):
         notation does (suits as symbols); "" where it does not."""
         return ""
 
+    def auto_end(self, view: V, turn: list[str]) -> str | None:
+        """The move a player's opt-in auto-end plays for him when ending the turn is all that
+        is left of `turn` (his moves as listed), else None. The client decides from the moves
+        it was given: the engine never ends a turn by itself where that would tell the table
+        what the hand allows."""
+        return None
+
     def also(self, view: V, table: croupier_pb2.Table, me: int, moves: list[str]) -> str:
         """The line offering the optional moves, which may be typed at any time."""
         shown = ", ".join(self.label(view, m) for m in moves)

@@ -83,6 +83,12 @@ class DosRenderer(Renderer[View]):
     def optional(self, view: View, moves: list[str]) -> list[str]:
         return [m for m in moves if m in OPTIONAL]
 
+    def auto_end(self, view: View, turn: list[str]) -> str | None:
+        # with two cards the end carries the Dos call: calling it is never wrong
+        if not turn or not set(turn) <= {"end", "end dos"}:
+            return None
+        return "end dos" if "end dos" in turn else "end"
+
     def also(self, view: View, table: Table, me: int, moves: list[str]) -> str:
         if "dos" in moves:
             return ("Also: dos — you ended your turn with two cards without calling Dos: type "
