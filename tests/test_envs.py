@@ -71,7 +71,7 @@ def _random_episode(e: object, rng: random.Random) -> dict[str, float]:
             e.step(None)  # type: ignore[attr-defined]
             continue
         seat = int(agent.split("_")[1])
-        engine_state = e.state  # type: ignore[attr-defined]
+        engine_state = e.engine_state  # type: ignore[attr-defined]
         assert info["view"] == e.engine.view(engine_state, seat)  # type: ignore[attr-defined]
         legal = np.flatnonzero(obs["action_mask"])
         assert len(legal) == len(e.engine.legal_moves(engine_state, seat))  # type: ignore[attr-defined]
@@ -85,7 +85,7 @@ def test_rewards_are_the_engine_scores(game: str, players: int) -> None:
     e = env(game, players)
     e.reset(seed=3)
     got = _random_episode(e, random.Random(3))
-    result = e.engine.result(e.state)
+    result = e.engine.result(e.engine_state)
     assert result.finished
     assert [got[f"player_{i}"] for i in range(players)] == [float(t) for t in result.totals]
 
@@ -96,25 +96,25 @@ def test_seed_deals_as_a_table_would(game: str) -> None:
     e.reset(seed=11)
     engine = e.engine
     table = engine.new_game(e.players, e.options, "11")
-    assert engine.encode(e.state) == engine.encode(table)
+    assert engine.encode(e.engine_state) == engine.encode(table)
     e.reset()
-    first = engine.encode(e.state)
+    first = engine.encode(e.engine_state)
     e.reset(seed=11)
     e.reset()
-    assert engine.encode(e.state) == first  # resets after a seed follow from it
+    assert engine.encode(e.engine_state) == first  # resets after a seed follow from it
 
 
 @pytest.mark.parametrize("game", _games())
 def test_bad_actions_change_nothing(game: str) -> None:
     e = env(game, render_mode="ansi")
     e.reset(seed=1)
-    before = e.engine.encode(e.state)
+    before = e.engine.encode(e.engine_state)
     mask = e.observe(e.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     for action in (illegal, -1, e.num_actions, None):
         with pytest.raises(ValueError, match="legal|None"):
             e.step(action)
-    assert e.engine.encode(e.state) == before
+    assert e.engine.encode(e.engine_state) == before
     text = e.render()
     assert text is not None and "to act" in text
     for action, move in e.legal_moves().items():

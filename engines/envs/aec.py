@@ -103,7 +103,7 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         }
         self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         self._seeds = random.Random()
-        self.state: Any = None
+        self.engine_state: Any = None  # the engine's state (`state()` is PettingZoo's)
         self._version = 0
         self._views: dict[int, Any] = {}
         self._legal: dict[int, Any] = {}
@@ -124,14 +124,14 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             deal_seed = str(seed)
         else:
             deal_seed = f"{self._seeds.getrandbits(64):016x}"
-        self.state = self.engine.new_game(self.players, self.options, deal_seed)
+        self.engine_state = self.engine.new_game(self.players, self.options, deal_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self._totals = self.engine.result(self.state).totals
-        self._deal = self.engine.deal_number(self.state)
+        self._totals = self.engine.result(self.engine_state).totals
+        self._deal = self.engine.deal_number(self.engine_state)
         self._skip_agent_selection = None
         self.infos = _Infos(self)
         self._advance()
@@ -140,14 +140,14 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """After a move: the next acting seat and its legal moves by action."""
         self._version += 1
         self._views = {}
-        on_turn = self.engine.on_turn(self.state)
+        on_turn = self.engine.on_turn(self.engine_state)
         if not on_turn:
             self._legal = {}
             return
         seat = min(on_turn)
         self.agent_selection = self.possible_agents[seat]
         action = self.codec.action
-        state = self.state
+        state = self.engine_state
         self._legal = {action(state, seat, m): m for m in self.engine.legal_moves(state, seat)}
 
     def step(self, action: int | None) -> None:
@@ -171,11 +171,11 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         for other in self.rewards:
             self.rewards[other] = 0.0
         engine = self.engine
-        self.state = engine.apply(self.state, seat, move)
-        over = engine.is_over(self.state)
-        deal = engine.deal_number(self.state)
+        self.engine_state = engine.apply(self.engine_state, seat, move)
+        over = engine.is_over(self.engine_state)
+        deal = engine.deal_number(self.engine_state)
         if over or deal != self._deal:
-            totals = engine.result(self.state).totals
+            totals = engine.result(self.engine_state).totals
             for i, other in enumerate(self.possible_agents):
                 self.rewards[other] = float(totals[i] - self._totals[i])
             self._totals, self._deal = totals, deal
@@ -191,7 +191,7 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
     def _view(self, seat: int) -> Any:
         view = self._views.get(seat)
         if view is None:
-            view = self._views[seat] = self.engine.view(self.state, seat)
+            view = self._views[seat] = self.engine.view(self.engine_state, seat)
         return view
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -211,12 +211,12 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """The acting seat's view (hand, table) and its legal moves, as text."""
         if self.render_mode is None:
             return None
-        if self.state is None:
+        if self.engine_state is None:
             text = "no match yet: call reset()"
         else:
             agent = self.agent_selection
             seat = self._seats[agent]
-            if self.engine.is_over(self.state):
+            if self.engine.is_over(self.engine_state):
                 head = f"{self.engine.info.title}: over; totals {list(self._totals)}"
             else:
                 head = f"{self.engine.info.title}: {agent} (seat {seat}) to act"
