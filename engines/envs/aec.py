@@ -29,7 +29,9 @@ import numpy as np
 from google.protobuf import text_format
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
+from engines.envs.bounds import utility_bounds
 from engines.envs.episode import episode_setup
 from engines.envs.registry import get_codec
 
@@ -102,6 +104,8 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for agent in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(-np.inf, np.inf, (self.players * int(np.prod(shape)),),
+                                      np.float32)
         self._seeds = random.Random()
         self.engine_state: Any = None  # the engine's state (`state()` is PettingZoo's)
         self._version = 0
@@ -202,6 +206,17 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             mask[list(self._legal)] = 1
         return {"observation": obs, "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """Every seat's observation, seat by seat (`state_space`): what the seats see
+        together, every hand included, for a centralised critic in training. Never a seat's
+        policy input: it shows the other hands."""
+        if self.engine_state is None:
+            raise RuntimeError("no match yet: call reset()")
+        observe, players, options = self.codec.observe, self.players, self.options
+        return np.concatenate(
+            [observe(self._view(seat), players, options).ravel() for seat in range(players)]
+        )
+
     def legal_moves(self) -> dict[int, str]:
         """The acting agent's legal moves in the game's notation, by action."""
         fmt = self.engine.format_move
@@ -232,12 +247,29 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """Nothing to release: the engine holds no resources."""
 
 
+raw_env = CroupierEnv
+"""The environment without PettingZoo's wrappers (as `raw_env` in pettingzoo.classic): a bad
+action raises ValueError and changes nothing."""
+
+
 def env(
     game: str,
     players: int | None = None,
     options: Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-) -> CroupierEnv:
+    illegal_reward: float | None = None,
+) -> AECEnv[str, dict[str, np.ndarray], int]:
     """The AEC environment of `game` (engines.registry name) for `players` (default: the
-    game's smallest table) and options (default: a one-deal match)."""
-    return CroupierEnv(game, players, options, render_mode)
+    game's smallest table) and options (default: a one-deal match), wrapped as PettingZoo's
+    classic games are: an illegal action ends the episode, the agent that chose it getting
+    `illegal_reward` (default: the lowest return the rules allow, engines/envs/bounds.py, so
+    that no illegal move pays better than a legal one) and the others nothing; an action
+    outside the space (or None for a live agent) fails an assertion; calls out of order
+    (`step` before `reset`...) are errors. The raw environment is `raw_env`."""
+    e = CroupierEnv(game, players, options, render_mode)
+    if illegal_reward is None:
+        illegal_reward = utility_bounds(game, e.players, e.options)[0]
+    wrapped: AECEnv[str, dict[str, np.ndarray], int]
+    wrapped = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
