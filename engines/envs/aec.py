@@ -16,7 +16,8 @@ Rewards: each seat's change of match total as the engine scores it (partners sha
 team's score), given when a deal ends. An episode is one match (by default a one-deal match,
 engines/envs/episode.py); `reset(seed=s)` deals the match from seed `s` exactly as a table
 with that seed would; resets without a seed continue a sequence of seeds drawn from the last
-one given (or from the system's entropy).
+one given (or from the system's entropy). `env()` wraps the environment as PettingZoo's
+classic games are (illegal moves end the episode); `raw_env` is the environment alone.
 """
 
 from __future__ import annotations

@@ -10,9 +10,11 @@ Game type: sequential, imperfect information, explicit chance. The deal is chanc
 four moves are chance nodes of 256 equally likely outcomes each, whose bytes make the seed
 the engine deals the match from (`new_game`), so a history of actions replays exactly and the
 default serialization works; everything random later in the match (redeals, reshuffles)
-follows from that seed as it does at a table. Dou Dizhu and Doppelkopf are zero-sum, the
-others general-sum; the returns are the match totals as the engine scores them, and the
-rewards their change at each move (non-zero when a deal ends).
+follows from that seed as it does at a table. Dou Dizhu, Doppelkopf and Sobe e Desce are
+zero-sum, Dobro and Dos general-sum; the returns are the match totals as the engine scores
+them. A one-deal episode (the default) has terminal rewards, as OpenSpiel's MCTS bots need; a
+longer match gets its rewards at each deal's end. Utility bounds and the longest game follow
+from the rules (engines/envs/bounds.py).
 
 Parameters: `players` (default the game's smallest table) and every engine option (default
 as the engine's, but a one-deal match where the game has an option for it,
@@ -20,12 +22,13 @@ engines/envs/episode.py).
 
 Actions are the codec's; the acting player is a seat the engine waits for (`on_turn`): as in
 the PettingZoo environment, seats that may only act out of turn are never offered those moves.
-Observation tensor and information-state tensor: the codec's features of the player's view
-(the codec's views are not perfect-recall, so both tensors are the same). Observation string:
-the view message as text; information-state string: that and the moves of the match as the
-player saw them (the engine's `redact`), which makes it perfect-recall.
+Observation tensor: the codec's features of the player's view; observation string: the view
+message as text. Information-state string: that and the moves of the match as the player saw
+them (the engine's `redact`); information-state tensor: the observation tensor and those moves,
+one number each (`_Node.history_codes`): both perfect-recall.
 `resample_from_infostate` (called from Python, as OpenSpiel's ISMCTS does) is backed by the
-engine's `sample`: the hidden cards dealt anew, consistent with the player's view.
+engine's `sample`: the hidden cards dealt anew, consistent with the player's view, and the
+other players' records of the match drawn from the new world (`_world_history`).
 """
 
 from __future__ import annotations
