@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from engines.envs.aec import env
+from engines.envs.aec import env, raw_env
 from engines.registry import ENGINES, get_game
 
 
@@ -71,7 +71,7 @@ def _random_episode(e: object, rng: random.Random) -> dict[str, float]:
             e.step(None)  # type: ignore[attr-defined]
             continue
         seat = int(agent.split("_")[1])
-        engine_state = e.state  # type: ignore[attr-defined]
+        engine_state = e.engine_state  # type: ignore[attr-defined]
         assert info["view"] == e.engine.view(engine_state, seat)  # type: ignore[attr-defined]
         legal = np.flatnonzero(obs["action_mask"])
         assert len(legal) == len(e.engine.legal_moves(engine_state, seat))  # type: ignore[attr-defined]
@@ -85,7 +85,7 @@ def test_rewards_are_the_engine_scores(game: str, players: int) -> None:
     e = env(game, players)
     e.reset(seed=3)
     got = _random_episode(e, random.Random(3))
-    result = e.engine.result(e.state)
+    result = e.engine.result(e.engine_state)
     assert result.finished
     assert [got[f"player_{i}"] for i in range(players)] == [float(t) for t in result.totals]
 
@@ -96,29 +96,75 @@ def test_seed_deals_as_a_table_would(game: str) -> None:
     e.reset(seed=11)
     engine = e.engine
     table = engine.new_game(e.players, e.options, "11")
-    assert engine.encode(e.state) == engine.encode(table)
+    assert engine.encode(e.engine_state) == engine.encode(table)
     e.reset()
-    first = engine.encode(e.state)
+    first = engine.encode(e.engine_state)
     e.reset(seed=11)
     e.reset()
-    assert engine.encode(e.state) == first  # resets after a seed follow from it
+    assert engine.encode(e.engine_state) == first  # resets after a seed follow from it
 
 
 @pytest.mark.parametrize("game", _games())
 def test_bad_actions_change_nothing(game: str) -> None:
-    e = env(game, render_mode="ansi")
+    e = raw_env(game, render_mode="ansi")
     e.reset(seed=1)
-    before = e.engine.encode(e.state)
+    before = e.engine.encode(e.engine_state)
     mask = e.observe(e.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     for action in (illegal, -1, e.num_actions, None):
         with pytest.raises(ValueError, match="legal|None"):
             e.step(action)
-    assert e.engine.encode(e.state) == before
+    assert e.engine.encode(e.engine_state) == before
     text = e.render()
     assert text is not None and "to act" in text
     for action, move in e.legal_moves().items():
         assert f"{action}: {move}" in text
+
+
+@pytest.mark.parametrize("game", _games())
+def test_wrapped_as_classic_envs_are(game: str) -> None:
+    """env() wraps as pettingzoo.classic does: an illegal action ends the episode with the
+    rules' lowest return for the agent that chose it; out of range is an assertion; a step
+    before reset is an error."""
+    from pettingzoo.utils import wrappers
+
+    from engines.envs.bounds import utility_bounds
+
+    e = env(game)
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    assert isinstance(e.unwrapped, raw_env)
+    with pytest.raises(Exception, match="reset"):
+        e.step(0)
+    e.reset(seed=1)
+    before = e.engine.encode(e.engine_state)
+    with pytest.raises(AssertionError, match="action space"):
+        e.step(e.num_actions)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    e.step(int(np.flatnonzero(mask == 0)[0]))
+    assert e.engine.encode(e.engine_state) == before  # the illegal move was not played
+    low = utility_bounds(game, e.players, e.options)[0]
+    rewards = {a: e._cumulative_rewards[a] for a in e.possible_agents}
+    assert rewards[agent] == low and all(rewards[a] == 0 for a in rewards if a != agent)
+    for _agent in e.agent_iter():
+        assert e.last()[2] or e.last()[3]
+        e.step(None)
+    assert not e.agents
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_state_is_every_seats_observation(game: str, players: int) -> None:
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    e = env(game, players)
+    test_state_space(e)
+    test_state(e, num_cycles=50)  # random actions: illegal ones end the episode (wrapper)
+    e.reset(seed=5)
+    state = e.state()
+    assert state.shape == e.state_space.shape and e.state_space.contains(state)
+    parts = np.split(state, players)
+    for seat in range(players):
+        assert np.array_equal(parts[seat], e.observe(f"player_{seat}")["observation"])
 
 
 def test_bad_construction() -> None:

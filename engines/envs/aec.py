@@ -16,7 +16,8 @@ Rewards: each seat's change of match total as the engine scores it (partners sha
 team's score), given when a deal ends. An episode is one match (by default a one-deal match,
 engines/envs/episode.py); `reset(seed=s)` deals the match from seed `s` exactly as a table
 with that seed would; resets without a seed continue a sequence of seeds drawn from the last
-one given (or from the system's entropy).
+one given (or from the system's entropy). `env()` wraps the environment as PettingZoo's
+classic games are (illegal moves end the episode); `raw_env` is the environment alone.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import numpy as np
 from google.protobuf import text_format
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
+from engines.envs.bounds import utility_bounds
 from engines.envs.episode import episode_setup
 from engines.envs.registry import get_codec
 
@@ -102,8 +105,10 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for agent in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(-np.inf, np.inf, (self.players * int(np.prod(shape)),),
+                                      np.float32)
         self._seeds = random.Random()
-        self.state: Any = None
+        self.engine_state: Any = None  # the engine's state (`state()` is PettingZoo's)
         self._version = 0
         self._views: dict[int, Any] = {}
         self._legal: dict[int, Any] = {}
@@ -124,14 +129,14 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             deal_seed = str(seed)
         else:
             deal_seed = f"{self._seeds.getrandbits(64):016x}"
-        self.state = self.engine.new_game(self.players, self.options, deal_seed)
+        self.engine_state = self.engine.new_game(self.players, self.options, deal_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self._totals = self.engine.result(self.state).totals
-        self._deal = self.engine.deal_number(self.state)
+        self._totals = self.engine.result(self.engine_state).totals
+        self._deal = self.engine.deal_number(self.engine_state)
         self._skip_agent_selection = None
         self.infos = _Infos(self)
         self._advance()
@@ -140,14 +145,14 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """After a move: the next acting seat and its legal moves by action."""
         self._version += 1
         self._views = {}
-        on_turn = self.engine.on_turn(self.state)
+        on_turn = self.engine.on_turn(self.engine_state)
         if not on_turn:
             self._legal = {}
             return
         seat = min(on_turn)
         self.agent_selection = self.possible_agents[seat]
         action = self.codec.action
-        state = self.state
+        state = self.engine_state
         self._legal = {action(state, seat, m): m for m in self.engine.legal_moves(state, seat)}
 
     def step(self, action: int | None) -> None:
@@ -171,11 +176,11 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         for other in self.rewards:
             self.rewards[other] = 0.0
         engine = self.engine
-        self.state = engine.apply(self.state, seat, move)
-        over = engine.is_over(self.state)
-        deal = engine.deal_number(self.state)
+        self.engine_state = engine.apply(self.engine_state, seat, move)
+        over = engine.is_over(self.engine_state)
+        deal = engine.deal_number(self.engine_state)
         if over or deal != self._deal:
-            totals = engine.result(self.state).totals
+            totals = engine.result(self.engine_state).totals
             for i, other in enumerate(self.possible_agents):
                 self.rewards[other] = float(totals[i] - self._totals[i])
             self._totals, self._deal = totals, deal
@@ -191,7 +196,7 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
     def _view(self, seat: int) -> Any:
         view = self._views.get(seat)
         if view is None:
-            view = self._views[seat] = self.engine.view(self.state, seat)
+            view = self._views[seat] = self.engine.view(self.engine_state, seat)
         return view
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -202,6 +207,17 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
             mask[list(self._legal)] = 1
         return {"observation": obs, "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """Every seat's observation, seat by seat (`state_space`): what the seats see
+        together, every hand included, for a centralised critic in training. Never a seat's
+        policy input: it shows the other hands."""
+        if self.engine_state is None:
+            raise RuntimeError("no match yet: call reset()")
+        observe, players, options = self.codec.observe, self.players, self.options
+        return np.concatenate(
+            [observe(self._view(seat), players, options).ravel() for seat in range(players)]
+        )
+
     def legal_moves(self) -> dict[int, str]:
         """The acting agent's legal moves in the game's notation, by action."""
         fmt = self.engine.format_move
@@ -211,12 +227,12 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """The acting seat's view (hand, table) and its legal moves, as text."""
         if self.render_mode is None:
             return None
-        if self.state is None:
+        if self.engine_state is None:
             text = "no match yet: call reset()"
         else:
             agent = self.agent_selection
             seat = self._seats[agent]
-            if self.engine.is_over(self.state):
+            if self.engine.is_over(self.engine_state):
                 head = f"{self.engine.info.title}: over; totals {list(self._totals)}"
             else:
                 head = f"{self.engine.info.title}: {agent} (seat {seat}) to act"
@@ -232,12 +248,29 @@ class CroupierEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """Nothing to release: the engine holds no resources."""
 
 
+raw_env = CroupierEnv
+"""The environment without PettingZoo's wrappers (as `raw_env` in pettingzoo.classic): a bad
+action raises ValueError and changes nothing."""
+
+
 def env(
     game: str,
     players: int | None = None,
     options: Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-) -> CroupierEnv:
+    illegal_reward: float | None = None,
+) -> AECEnv[str, dict[str, np.ndarray], int]:
     """The AEC environment of `game` (engines.registry name) for `players` (default: the
-    game's smallest table) and options (default: a one-deal match)."""
-    return CroupierEnv(game, players, options, render_mode)
+    game's smallest table) and options (default: a one-deal match), wrapped as PettingZoo's
+    classic games are: an illegal action ends the episode, the agent that chose it getting
+    `illegal_reward` (default: the lowest return the rules allow, engines/envs/bounds.py, so
+    that no illegal move pays better than a legal one) and the others nothing; an action
+    outside the space (or None for a live agent) fails an assertion; calls out of order
+    (`step` before `reset`...) are errors. The raw environment is `raw_env`."""
+    e = CroupierEnv(game, players, options, render_mode)
+    if illegal_reward is None:
+        illegal_reward = utility_bounds(game, e.players, e.options)[0]
+    wrapped: AECEnv[str, dict[str, np.ndarray], int]
+    wrapped = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

@@ -39,6 +39,11 @@ class Codec(Protocol):
         """The shape of `observe`'s array: fixed for a player count and options."""
         ...
 
+    # A game whose engine `redact`s moves (hides part of them from other seats) adds
+    # `seen_action(state, seat, move, observer) -> int`: the action standing for the move as
+    # `observer` (None: a spectator) sees it, the same for every move that looks the same to
+    # it; OpenSpiel's information-state tensor records the moves so (engines/envs/spiel.py).
+
     def observe(self, view: Any, players: int, options: Mapping[str, Any]) -> np.ndarray:
         """The seat's view message (engine.view(state, seat)) as float32 features, laid out
         as the game's codec module documents."""

@@ -186,6 +186,16 @@ class SobeEDesceCodec:
             return TRUMP_BASE + int(arg)
         return PASS_ACTION if kind == PASS else TURN_ACTION
 
+    def seen_action(self, state: SobeEDesceState, seat: int, move: Any,
+                    observer: int | None) -> int:
+        """The action standing for another seat's exchange as `observer` sees it (how many
+        cards, not which): the exchange of the first that many hand positions. The mover's
+        own record has the real pattern, so within one seat's moves the two never meet."""
+        kind, arg = move
+        if kind != EXCHANGE or not arg or observer == seat:
+            return self.action(state, seat, move)
+        return PLAY_ACTION + (1 << arg.bit_count()) - 1
+
     def action_name(self, action: int, players: int, options: Mapping[str, Any]) -> str:
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is out of range 0-{NUM_ACTIONS - 1}")
