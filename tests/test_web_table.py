@@ -314,3 +314,50 @@ def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
             w.check()
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_dos_auto_end_is_the_players_own_opt_in(stack: ServerProcess, browser: Browser, viewport: str) -> None:
+    """After a match that leaves nothing but `end`, the server waits (ending by itself would
+    tell the table about the hand); the page waits too until its player ticks auto-end, then
+    ends the turn for them, and remembers the choice. The deal's commitment is in the panel."""
+    from tests.test_dos_rules import FILLER, deck_for
+
+    client = Client(stack.address)
+    try:
+        deck_order = deck_for(["b4 b7 b10 r10 y1 y4 y10", FILLER], "r7 y9", "b1 b3")
+        table = client.create("dos", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2,
+                              options=struct({"target": 1, "dealer": 1, "deck": deck_order}))
+        tid = table.table_id
+        for name in ("alice", "bob"):
+            client.join(tid, name=name)
+        with watched_page(browser, viewport) as w:
+            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            w.page.wait_for_selector("#auto-end")
+            assert not w.page.is_checked("#auto-end")
+            matched = client.move(tid, 0, "b7 on r7")
+            w.page.wait_for_selector('button.move[data-move="end"]')
+            assert list(client.view(tid, 0).legal_moves) == ["end"]
+            w.page.wait_for_timeout(800)  # nothing is sent without the player's word
+            assert client.view(tid).version == matched.version and list(client.view(tid).on_turn) == [0]
+            no_horizontal_scroll(w.page)
+            w.page.screenshot(path=str(ARTIFACTS / f"dos-auto-end-{viewport}.png"))
+            w.page.check("#auto-end")
+            w.page.wait_for_function(
+                f"() => document.querySelector('#table').dataset.version === '{matched.version + 1}'")
+            view = client.view(tid)
+            assert list(view.on_turn) == [1]
+            events = client.stream(tid, from_version=matched.version)
+            ended = next(iter(events))
+            events.cancel()
+            assert (ended.version, ended.seat, ended.move, ended.auto) == (matched.version + 1, 0, "end", False)
+            w.page.reload()
+            w.page.wait_for_selector("#auto-end")
+            assert w.page.is_checked("#auto-end")
+            w.page.click("#show-log")
+            shown = w.page.get_attribute("#commitment", "data-sha256")
+            assert shown and shown == view.commitment.sha256 and len(shown) == 64
+            assert not view.commitment.salt and not view.commitment.cards
+            w.check()
+    finally:
+        client.close()

@@ -91,4 +91,9 @@ export const dos: GameModule<DosView> = {
   sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), "Round"),
   finalLabel: "points (first to the target wins)",
   progress: (g) => `Round ${g.round + 1} · first to ${g.target} point${g.target === 1 ? "" : "s"}`,
+  autoEnd: (legal) => {
+    const turn = legal.filter((m) => m !== "dos" && m !== "catch");
+    if (!turn.length || !turn.every((m) => m === "end" || m === "end dos")) return undefined;
+    return turn.includes("end dos") ? "end dos" : "end"; // two cards left: call it while ending
+  },
 };

@@ -67,4 +67,9 @@ export interface GameModule<G = unknown> {
   finalScore?(g: G, total: number, seat: number): string;
   /** one line for the header: "Deal 2 of 4", "Round 1 of 3" */
   progress(g: G): string;
+  /** the move a player's opt-in auto-end plays when ending the turn is all that `legal`
+   * leaves, else undefined; games without the notion leave it out. The server never ends a
+   * turn by itself where that would tell the table what the hand allows: the client may,
+   * for its own player, from the moves it was given. */
+  autoEnd?(legal: string[], g: G): string | undefined;
 }

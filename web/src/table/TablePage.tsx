@@ -76,6 +76,9 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const [panel, setPanel] = useState<"" | "log" | "scores">("");
   const [busy, setBusy] = useState(false);
   const [overOpen, setOverOpen] = useState(true);
+  // the player's own opt-in: end the turn when nothing else is left (kept by the browser)
+  const [autoEnd, setAutoEnd] = useState(() => localStorage.getItem(AUTO_END_KEY) === "1");
+  const autoSent = useRef(-1n);
   const [lastEventAt, setLastEventAt] = useState(Date.now());
   // the server's time of that event: our own seat's deadline is counted from it, so a
   // browser clock that is off changes nothing
@@ -226,6 +229,17 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
     } finally {
       setBusy(false);
     }
+  };
+
+  const autoMove = autoEnd && !busy && game?.autoEnd && g !== undefined ? game.autoEnd(legal, g) : undefined;
+  useEffect(() => {
+    if (!autoMove || !v || autoSent.current === v.version) return;
+    autoSent.current = v.version; // once a version: a refusal is shown, not sent again
+    void send(autoMove);
+  }, [autoMove, v?.version]);
+  const switchAutoEnd = (on: boolean) => {
+    setAutoEnd(on);
+    localStorage.setItem(AUTO_END_KEY, on ? "1" : "0");
   };
 
   const play = () => {
@@ -402,6 +416,13 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
                   ))}
                 </div>
               )}
+              {game?.autoEnd && (
+                <label class="auto-end">
+                  <input type="checkbox" id="auto-end" checked={autoEnd}
+                    onChange={(e) => switchAutoEnd(e.currentTarget.checked)} />
+                  End my turn for me when ending it is all I can do
+                </label>
+              )}
               {myTurn && cardMoves.length > 0 && !selected.size && !notice && (
                 <div class="hint muted">Pick cards{game?.name === "dos" ? " (a centre card first)" : ""}, then {game && g !== undefined ? game.playLabel(g) : "Play"}.</div>
               )}
@@ -417,6 +438,12 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
         </div>
         <div hidden={panel !== "log"}>
           <h2>Moves</h2>
+          {v.commitment?.sha256 && (
+            <p class="commitment muted" id="commitment" data-sha256={v.commitment.sha256}>
+              These cards were sealed before the deal: SHA-256 <code title={v.commitment.sha256}>{v.commitment.sha256.slice(0, 16)}…</code>.
+              The record of the finished table reveals them and their salt, for anyone to check.
+            </p>
+          )}
           <p class="muted">Click a move to see the table as it was.</p>
           <ol id="log" onClick={(e) => {
             const line = (e.target as HTMLElement).closest<HTMLElement>("li[data-version]");
@@ -450,6 +477,8 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
     </div>
   );
 }
+
+const AUTO_END_KEY = "croupier.autoEnd";
 
 export function gameTitle(name: string): string {
   return { dou_dizhu: "Dou Dizhu", doppelkopf: "Doppelkopf", dobro: "Dobro", dos: "Dos", sobe_e_desce: "Sobe e Desce" }[name] ?? name;
