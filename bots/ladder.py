@@ -35,7 +35,7 @@ from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
 from bots.tournament.entrants import outside as entrants_outside
 from bots.tournament.play import Runner, TournamentError, retrying
 from bots.tournament.results import ResultFile
-from bots.tournament.schedule import Match, Seating
+from bots.tournament.schedule import Match, Seating, add_seating_flags
 from engines.contract import option_argument
 from engines.registry import get_game
 
@@ -258,12 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seed of the deals, to reproduce a folder's deals: whoever knows it can "
                    "compute every deal (default: a secret one of 128 bits, drawn once for the "
                    "folder and kept in its state file)")
-    p.add_argument("--filler", default="", metavar="LEVEL",
-                   help="with fewer entrants drawn than seats: the built-in level that takes "
-                   "the seats left over (no outside entrant holds two seats of one table)")
-    p.add_argument("--allow-shared-seats", action="store_true",
-                   help="with fewer entrants than seats: let entrants hold several seats of one "
-                   "table (an outside program holding two seats sees both hands)")
+    add_seating_flags(p)
     p.add_argument("--repeat-deals", action="store_true",
                    help="start again from deal 0 on every run instead of going on with new "
                    "deals (a fixed set of deals)")

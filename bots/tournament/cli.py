@@ -23,7 +23,7 @@ from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds, outside
 from bots.tournament.entrants import parse as parse_entrants
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
-from bots.tournament.schedule import Seating, parse_shard, plan
+from bots.tournament.schedule import Seating, add_seating_flags, parse_shard, plan
 from engines.contract import option_argument
 from engines.registry import get_game
 
@@ -62,12 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seed of the deals, to reproduce a run: whoever knows it can compute "
                    "every deal (default: a secret one of 128 bits, drawn for the --out folder, "
                    "kept in its result file and revealed in the report)")
-    p.add_argument("--filler", default="", metavar="LEVEL",
-                   help="with fewer entrants than seats: the built-in level that takes the seats "
-                   "left over (no outside entrant holds two seats of one table)")
-    p.add_argument("--allow-shared-seats", action="store_true",
-                   help="with fewer entrants than seats: let entrants hold several seats of one "
-                   "table (an outside program holding two seats sees both hands)")
+    add_seating_flags(p)
     p.add_argument("--parallel", type=int, default=4, help="tables in flight at once")
     p.add_argument("--shard", default="0/1", metavar="I/N",
                    help="play only deals d with d mod N == I; results go to results-I-of-N.sqlite")

@@ -8,6 +8,7 @@ match option keeps the whole table on those cards.
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,6 +92,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not sep or n < 1 or not 0 <= i < n:
         raise ValueError(f"--shard must read i/n with 0 <= i < n, not {text!r}")
     return i, n
+
+
+def add_seating_flags(p: argparse.ArgumentParser) -> None:
+    """--filler and --allow-shared-seats, for every command that seats entrants (`Seating`)."""
+    p.add_argument("--filler", default="", metavar="LEVEL",
+                   help="with fewer entrants than seats: the built-in level that takes the seats "
+                   "left over (no outside entrant holds two seats of one table)")
+    p.add_argument("--allow-shared-seats", action="store_true",
+                   help="with fewer entrants than seats: let entrants hold several seats of one "
+                   "table (an outside program holding two seats sees both hands)")
 
 
 @dataclass(frozen=True)
