@@ -9,12 +9,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+
+# The terminal tests fork (pexpect's pty.fork) in a process that holds gRPC channels; gRPC's
+# fork handlers, for programs that use gRPC in the forked child, once hung that fork for good
+# in the parent (a clean-clone run, grpcio 1.85). Nothing here uses gRPC in a forked child:
+# the child execs at once.
+os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+
+from collections.abc import Iterator  # noqa: E402
 from typing import Any
 
-import pytest
+import pytest  # noqa: E402
 
-from tests.support import Client, ServerProcess
+from tests.support import Client, ServerProcess  # noqa: E402
 
 
 @pytest.fixture(scope="session")
