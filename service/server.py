@@ -27,11 +27,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from bots.masking import masked
+from common.logging import get_logger
+from common.masking import masked
 from engines.contract import Game
 from service import ladder, metrics, views
 from service.limits import Guard, Limits, SharedCounts, client_key
-from service.logging import get_logger
 from service.records import export_record
 from service.security import ApiKeys, Tls, api_key, certified
 from service.store import (

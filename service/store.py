@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bots.masking import masked
+from common.masking import masked
 from engines.commitments import Sealed
 
 

@@ -52,7 +52,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.logging import get_logger
+from common.logging import get_logger
 from service.store import (
     TIMER_OPTION,
     Event,

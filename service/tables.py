@@ -31,11 +31,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bots.levels import LEVELS
+from common.level_names import LEVEL_NAMES
+from common.logging import get_logger
 from engines.commitments import Sealed, shuffled
 from engines.contract import Game, IllegalMove
 from service import states
-from service.logging import get_logger
 from service.store import (
     BUDGET_OPTION,
     FALLBACKS,
@@ -200,14 +200,14 @@ def outside_entrant(name: str, what: str = "entrant") -> str:
     if not name:
         return ""
     check_entrant(name, what)
-    return "" if name in LEVELS else name
+    return "" if name in LEVEL_NAMES else name
 
 
 def reserved_for(index: int, seat: Seat) -> str:
     """Why a bot may not take `seat`: whose it is (Seat.bot_level holds a bot seat's entrant,
     a level's or an outside one's)."""
     entrant = seat.bot_level
-    level = " (a built-in level, served by the bot workers)" if entrant in LEVELS else ""
+    level = " (a built-in level, served by the bot workers)" if entrant in LEVEL_NAMES else ""
     return f"seat {index} is reserved for entrant {entrant}{level}"
 
 
@@ -475,7 +475,7 @@ class Tables:
         if seat.occupied:
             return False
         if seat.kind == SeatKind.BOT:
-            return seat.bot_level == entrant if entrant else seat.bot_level in LEVELS
+            return seat.bot_level == entrant if entrant else seat.bot_level in LEVEL_NAMES
         if entrant:
             return False
         due = record.fill_due_at()
@@ -547,11 +547,11 @@ class Tables:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
             )
-        unknown = [level for level in levels if level and level not in LEVELS]
+        unknown = [level for level in levels if level and level not in LEVEL_NAMES]
         if unknown:
             raise TableError(
                 Code.INVALID_ARGUMENT,
-                f"unknown bot level {unknown[0]!r}; levels: {', '.join(LEVELS)} "
+                f"unknown bot level {unknown[0]!r}; levels: {', '.join(LEVEL_NAMES)} "
                 f"(empty: {DEFAULT_BOT_LEVEL})",
             )
         for name, kind in TABLE_OPTIONS.items():
@@ -714,7 +714,7 @@ class Tables:
             if held is not None:
                 mine = record.seats[held]
                 if mine.kind == SeatKind.BOT and bot and (
-                    mine.bot_level != entrant if entrant else mine.bot_level not in LEVELS
+                    mine.bot_level != entrant if entrant else mine.bot_level not in LEVEL_NAMES
                 ):
                     raise TableError(Code.FAILED_PRECONDITION, reserved_for(held, mine))
                 if (seat is not None and seat != held) or record.seats[held].is_bot != bot:
@@ -1229,16 +1229,16 @@ class Tables:
                 Code.INVALID_ARGUMENT, "bot_levels filters the tables waiting for a bot: "
                 "set waiting_for_bot too"
             )
-        if len(bot_levels) > len(LEVELS):
+        if len(bot_levels) > len(LEVEL_NAMES):
             raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"at most {len(LEVELS)} bot levels; got {len(bot_levels)}"
+                Code.RESOURCE_EXHAUSTED, f"at most {len(LEVEL_NAMES)} bot levels; got {len(bot_levels)}"
             )
-        unknown = [level for level in bot_levels if level not in LEVELS]
+        unknown = [level for level in bot_levels if level not in LEVEL_NAMES]
         if unknown:
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"unknown bot level {unknown[0][:MAX_BOT_LEVEL_CHARS]!r}; levels: "
-                f"{', '.join(LEVELS)}",
+                f"{', '.join(LEVEL_NAMES)}",
             )
         if entrants and not waiting_for_bot:
             raise TableError(
@@ -1269,7 +1269,7 @@ class Tables:
             game=game,
             status=status,
             bot_open_before=self.clock() if waiting_for_bot else None,
-            bot_levels=frozenset(wanted or LEVELS) if waiting_for_bot else None,
+            bot_levels=frozenset(wanted or LEVEL_NAMES) if waiting_for_bot else None,
             public_only=not include_private,
             hide_abandoned=status is None and not include_abandoned,
             after=self._read_page_token(page_token, scope) if page_token else None,

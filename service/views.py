@@ -14,7 +14,7 @@ from typing import Any
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from bots.levels import LEVELS
+from common.level_names import LEVEL_NAMES
 from engines.contract import Game, OptionSpec, fixes_cards, public_options
 from engines.registry import get_game
 from service import states
@@ -112,7 +112,7 @@ class _TableTemplates:
                     seat=i,
                     kind=SEAT_KIND[s.kind],
                     # Seat.bot_level holds a bot seat's entrant: a level's, or an outside one's
-                    bot_level=s.bot_level if s.bot_level in LEVELS else "",
+                    bot_level=s.bot_level if s.bot_level in LEVEL_NAMES else "",
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
