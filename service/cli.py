@@ -271,7 +271,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.limits import Limits
     from service.security import ApiKeys, Tls
     from service.server import AddressInUse, serve
-    from service.tables import Abandon
+    from service.tables import AbandonPolicy
 
     if not _configure_logging(args, "serve"):
         return 2
@@ -285,7 +285,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         keys = ApiKeys.load(args.api_keys)
         tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
-        abandon = Abandon(args.abandon_waiting_after, args.abandon_playing_after)
+        abandon = AbandonPolicy(args.abandon_waiting_after, args.abandon_playing_after)
         asyncio.run(
             serve(
                 args.listen,

@@ -10,7 +10,7 @@ Nothing is dealt until every seat is taken: a table keeps its secret seed and de
 when the last seat is taken, so no seat (and no client hopping from seat to seat) sees a card
 before play starts. A table no person has been at for a while is closed as abandoned
 (`close_abandoned`); presence is kept as a last-seen time that calls with a person's seat
-token raise, written at most every `Abandon.presence_every` seconds and without a new version.
+token raise, written at most every `AbandonPolicy.presence_every` seconds and without a new version.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from common.level_names import LEVEL_NAMES
 from common.logging import get_logger
 from engines.commitments import Sealed, shuffled
 from engines.contract import Game, IllegalMove
-from service import states
-from service.store import (
+from service import decode_cache
+from service.model import (
     BUDGET_OPTION,
     FALLBACKS,
     LABEL_OPTION,
@@ -50,13 +50,10 @@ from service.store import (
     Seat,
     SeatKind,
     Status,
-    Store,
-    TableExists,
     TableFilter,
-    TableMissing,
     TableRecord,
-    VersionConflict,
 )
+from service.store import Store, TableExists, TableMissing, VersionConflict
 
 log = get_logger("croupier.tables")  # a table's start and end: the console's lines per table
 
@@ -111,7 +108,7 @@ ABANDON_BATCH = 100
 
 
 @dataclass(frozen=True)
-class Abandon:
+class AbandonPolicy:
     """When a table no person has sat at or come back to is closed as abandoned: a waiting
     table after `waiting_seconds`, a playing one after `playing_seconds` (0: never)."""
 
@@ -318,12 +315,12 @@ class Tables:
         store: Store,
         games: Callable[[str], Game] = default_games,
         clock: Callable[[], float] = time.time,
-        abandon: Abandon | None = None,
+        abandon: AbandonPolicy | None = None,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
-        self.abandon = abandon or Abandon()
+        self.abandon = abandon or AbandonPolicy()
         self.hub = Hub()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # table -> when this process last wrote a person's presence there
@@ -434,7 +431,7 @@ class Tables:
             raise RuntimeError(f"table {record.table_id} has neither a deal nor a seed")
         state = game.new_game(record.players, game_options(record.options), record.seed)
         data = game.encode(state)
-        states.remember(game, data, state)
+        decode_cache.remember(game, data, state)
         return record.with_(state=data, seed="", deals=Tables._sealed(game, None, state,
                                                                        (), version))
 
@@ -800,7 +797,7 @@ class Tables:
             )
             seats = record.seats[:seat] + (taken,) + record.seats[seat + 1 :]
             game = self.game(record.game)
-            state = states.decode(game, record.state) if record.dealt else None
+            state = decode_cache.decode(game, record.state) if record.dealt else None
             status = self._status(seats, game, state)
             new = record.with_(seats=seats, status=status, version=record.version + 1)
             if status == Status.PLAYING and not record.dealt:
@@ -926,7 +923,7 @@ class Tables:
                     Code.FAILED_PRECONDITION,
                     f"the game has not started: waiting for seat(s) {', '.join(empty)} to be taken",
                 )
-            state = states.decode(game, record.state)
+            state = decode_cache.decode(game, record.state)
             to_act = game.to_act(state)
             if seat not in to_act:
                 waiting = ", ".join(str(s) for s in sorted(to_act))
@@ -1002,7 +999,7 @@ class Tables:
         after = record.with_(
             state=last.state, seats=last.seats, status=last.status, version=last.version
         )
-        public = game.redact(states.decode(game, before.state), seat, move, None)
+        public = game.redact(decode_cache.decode(game, before.state), seat, move, None)
         return MoveOutcome(after, seat, made.move, public, tuple(done), replayed=True)
 
     async def _play(
@@ -1032,7 +1029,7 @@ class Tables:
         deal_over = over or game.deal_number(after) != game.deal_number(state)
         now = self.clock()
         data = game.encode(after)
-        states.remember(game, data, after)
+        decode_cache.remember(game, data, after)
         status = Status.FINISHED if over else record.status
         new = record.with_(
             state=data,
@@ -1116,7 +1113,7 @@ class Tables:
                 if record is None or record.status != Status.PLAYING or not record.dealt:
                     continue
                 game = self.game(record.game)
-                state = states.decode(game, record.state)
+                state = decode_cache.decode(game, record.state)
                 # the seats the table waits for; those that may only announce or call are
                 # never played for (an away one among the waited-for goes first)
                 waited = sorted(game.on_turn(state), key=lambda s: not record.seats[s].away)
@@ -1164,7 +1161,7 @@ class Tables:
 
     async def close_abandoned(self) -> int:
         """Closes the watched tables (`TableRecord.watched`) no person has sat at or come back
-        to for the waiting or playing limit (`Abandon`): status ABANDONED, and an END event
+        to for the waiting or playing limit (`AbandonPolicy`): status ABANDONED, and an END event
         saying so. Each close is a compare-and-set that also requires that nobody was seen
         since the limit began, so a person coming back at that moment (on any replica) keeps
         the table; of replicas racing to close one, one wins. Returns how many it closed."""
