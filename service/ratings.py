@@ -27,7 +27,8 @@ from service.model import (
     TableRecord,
 )
 from service.store import TableRated
-from service.tables import DEFAULT_BOT_LEVEL, Code, TableError, Tables, check_table_id
+from service.tables import Code, TableError, Tables
+from service.validation import DEFAULT_BOT_LEVEL, check_table_id
 
 DEFAULT_LADDER = "main"
 MAX_MATCH_ID_CHARS = 128

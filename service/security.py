@@ -24,7 +24,8 @@ from typing import Any
 import grpc
 
 from common.level_names import LEVEL_NAMES
-from service.tables import ENTRANT_NAME, Code, TableError
+from service.tables import Code, TableError
+from service.validation import ENTRANT_NAME
 
 API_KEY_HEADER = "x-api-key"
 ROLES = frozenset({"tables", "bots"})

@@ -34,20 +34,12 @@ from service import ratings, server_metrics, views
 from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.seats import hash_token
 from service.security import ApiKeys, Tls, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
-from service.tables import (
-    MAX_TABLE_ID_CHARS,
-    AbandonPolicy,
-    Code,
-    SeatRequest,
-    TableError,
-    Tables,
-    check_table_id,
-    hash_token,
-    outside_entrant,
-)
+from service.tables import AbandonPolicy, Code, SeatRequest, TableError, Tables
+from service.validation import MAX_TABLE_ID_CHARS, check_table_id, outside_entrant
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
 GRPC_CODE = {
