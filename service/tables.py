@@ -35,15 +35,8 @@ from common.logging import get_logger
 from service.abandon_policy import AbandonPolicy
 from service.clock import TableClock
 from service.model import (
-    BUDGET_OPTION,
-    LABEL_OPTION,
-    LADDER_NAME,
-    LADDER_OPTION,
-    TABLE_LABEL,
     Event,
     EventKind,
-    Seat,
-    SeatKind,
     Status,
     TableFilter,
     TableRecord,
@@ -52,16 +45,10 @@ from service.moves import MoveOutcome
 from service.store import TableExists
 from service.table_errors import Code, TableError
 from service.validation import (
-    DEFAULT_BOT_LEVEL,
     MAX_BOT_LEVEL_CHARS,
-    MAX_FILL_SECONDS,
-    MAX_MATCH_SECONDS,
-    MAX_OPTIONS_JSON_CHARS,
-    MAX_TURN_SECONDS,
-    TABLE_OPTIONS,
     SeatRequest,
+    check_create,
     check_entrant,
-    game_options,
 )
 
 # the one entry the server uses: Tables, what it is built with, and what it answers
@@ -92,162 +79,24 @@ class Tables(TableClock):
         fill_with_bots_after_seconds: float = 0.0,
         fill_level: str = "",
     ) -> TableRecord:
+        """A new table under a fresh id, its request checked whole first (`check_create`)."""
         game = self.game(game_name)
-        info = game.info
-        options_json = json.dumps(dict(options), separators=(",", ":"), sort_keys=True)
-        if len(options_json) > MAX_OPTIONS_JSON_CHARS:
-            raise TableError(
-                Code.RESOURCE_EXHAUSTED,
-                f"options take {len(options_json)} characters as JSON; the limit is "
-                f"{MAX_OPTIONS_JSON_CHARS}",
-            )
-        players = players or info.min_players
-        if not info.min_players <= players <= info.max_players:
-            span = (
-                f"exactly {info.min_players}"
-                if info.min_players == info.max_players
-                else f"{info.min_players} to {info.max_players}"
-            )
-            raise TableError(
-                Code.INVALID_ARGUMENT, f"{info.name} is played by {span} players, not {players}"
-            )
-        if seats and len(seats) != players:
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"seats lists {len(seats)} seat(s) for {players} players: give one per player, "
-                "or none for all open to people",
-            )
-        if not math.isfinite(fill_with_bots_after_seconds) or not (
-            0 <= fill_with_bots_after_seconds <= MAX_FILL_SECONDS
-        ):
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"fill_with_bots_after_seconds must be between 0 and {MAX_FILL_SECONDS:.0f}",
-            )
-        resolved = []
-        for i, s in enumerate(seats):
-            if s.entrant and s.kind != SeatKind.BOT:
-                raise TableError(
-                    Code.INVALID_ARGUMENT,
-                    f"seat {i} names an entrant but is not a bot seat: give it kind "
-                    "SEAT_KIND_BOT",
-                )
-            if s.entrant:
-                check_entrant(s.entrant, f"seat {i}'s entrant")
-                if s.bot_level and s.bot_level != s.entrant:
-                    raise TableError(
-                        Code.INVALID_ARGUMENT,
-                        f"seat {i} names both bot_level {s.bot_level[:MAX_BOT_LEVEL_CHARS]!r} "
-                        f"and entrant {s.entrant!r}: give one (a level's name is that level)",
-                    )
-                s = SeatRequest(s.kind, "", s.entrant)
-            resolved.append(s)
-        seats = resolved
-        levels = [s.bot_level for s in seats] + [fill_level]
-        if any(len(level) > MAX_BOT_LEVEL_CHARS for level in levels):
-            raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
-            )
-        unknown = [level for level in levels if level and level not in LEVEL_NAMES]
-        if unknown:
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"unknown bot level {unknown[0]!r}; levels: {', '.join(LEVEL_NAMES)} "
-                f"(empty: {DEFAULT_BOT_LEVEL})",
-            )
-        for name, kind in TABLE_OPTIONS.items():
-            value = options.get(name)
-            if name in options and (
-                not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))
-            ):
-                what = ("true or false" if kind is bool else "a string" if kind is str
-                        else "a number of seconds")
-                raise TableError(
-                    Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}"
-                )
-        turn = options.get("turn_seconds", 0)
-        if not (math.isfinite(turn) and 0 <= turn <= MAX_TURN_SECONDS):
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
-            )
-        ladder = options.get(LADDER_OPTION)
-        if ladder is not None and LADDER_NAME.fullmatch(ladder) is None:
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"table option {LADDER_OPTION!r} must be 1 to 40 of a-z, 0-9, '_', '.', '-', "
-                "starting with a letter or digit",
-            )
-        label = options.get(LABEL_OPTION)
-        if label is not None and TABLE_LABEL.fullmatch(label) is None:
-            raise TableError(
-                Code.INVALID_ARGUMENT,
-                f"table option {LABEL_OPTION!r} must be 1 to 64 of a-z, 0-9, '_', '.', '-', "
-                "starting with a letter or digit",
-            )
-        if BUDGET_OPTION in options:
-            budget = options[BUDGET_OPTION]
-            if not (math.isfinite(budget) and 0 <= budget <= MAX_MATCH_SECONDS):
-                raise TableError(
-                    Code.INVALID_ARGUMENT,
-                    f"match_seconds must be between 0 and {MAX_MATCH_SECONDS:.0f} (7 days)",
-                )
-            if not turn > 0:
-                raise TableError(
-                    Code.INVALID_ARGUMENT,
-                    "match_seconds is a budget beyond each move's turn_seconds: set "
-                    "turn_seconds above 0 too",
-                )
-        seed = secrets.token_hex(16)
-        stored_options = json.loads(options_json)
-        engine_options = game_options(stored_options)
-        try:
-            # the deal itself waits for the last seat (`_deal`, from this seed); made here it
-            # checks the options now, and is dropped
-            game.new_game(players, engine_options, seed)
-        except ValueError as e:
-            raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
-        required = game.seat_kinds(players, engine_options)
-        if required is not None:
-            if not seats:
-                seats = [SeatRequest(SeatKind(kind)) for kind in required]
-            # a computer's seat must be a bot's; a person's seat may be a bot's too (a bot can
-            # play a person's part, e.g. in bot-only test or tournament tables)
-            wrong = [
-                i
-                for i, (s, kind) in enumerate(zip(seats, required, strict=True))
-                if kind == "bot" and s.kind != SeatKind.BOT
-            ]
-            if wrong:
-                bots = ", ".join(str(i) for i, kind in enumerate(required) if kind == "bot")
-                raise TableError(
-                    Code.INVALID_ARGUMENT,
-                    f"{info.name} with these options keeps seat(s) {bots} for computers: "
-                    f"seat {wrong[0]} must be a bot seat",
-                )
-        seat_records = tuple(
-            Seat(kind=SeatKind.BOT, bot_level=s.entrant or s.bot_level or DEFAULT_BOT_LEVEL)
-            if s.kind == SeatKind.BOT
-            else Seat(kind=SeatKind.HUMAN)
-            for s in (seats or [SeatRequest()] * players)
-        )
+        new = check_create(game, players, options, seats, fill_with_bots_after_seconds, fill_level)
         now = self.clock()
         for _ in range(5):
             record = TableRecord(
                 table_id=secrets.token_hex(8),
-                game=info.name,
-                players=players,
-                options=stored_options,
-                seats=seat_records,
+                game=game.info.name,
+                players=new.players,
+                options=new.options,
+                seats=new.seats,
                 status=Status.WAITING,
                 version=1,
                 state=b"",  # dealt when the last seat is taken
                 created_at=now,
                 fill_with_bots_after_seconds=fill_with_bots_after_seconds,
-                fill_level=(fill_level or DEFAULT_BOT_LEVEL)
-                if fill_with_bots_after_seconds
-                else "",
-                seed=seed,
+                fill_level=new.fill_level,
+                seed=new.seed,
                 seen_at=now,
             )
             event = Event(
