@@ -40,6 +40,8 @@ ABANDON_BATCH = 100
 
 
 class TableClock(TableMoves):
+    """The clock's jobs, on moves (a timed-out turn is played as a move)."""
+
     async def open_due_seats(self) -> int:
         """Hands the empty human seats of tables whose fill delay has passed to bots: they
         become bot seats of the table's fill level, which bot workers find and claim through

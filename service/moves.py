@@ -41,6 +41,8 @@ class MoveOutcome:
 
 
 class TableMoves(TableSeats):
+    """Moves, on seats (a move needs its seat's token)."""
+
     # --- moves --------------------------------------------------------------------------
     async def move(
         self,

@@ -38,6 +38,8 @@ def reserved_for(index: int, seat: Seat) -> str:
 
 
 class TableSeats(TableBase):
+    """Seats and tokens, on the shared core."""
+
     @staticmethod
     def authenticate(record: TableRecord, token: str | None) -> int | None:
         """The seat holding `token`; None without a token (a spectator)."""

@@ -78,6 +78,8 @@ class Hub:
 
 
 class TableBase:
+    """The state every table job shares; `service.tables.Tables` is built on it."""
+
     def __init__(
         self,
         store: Store,
