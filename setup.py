@@ -50,7 +50,7 @@ generate()
 if __name__ != "generate":  # `make gen` runs this file for the generation alone
     setup(
         packages=[
-            *find_packages(include=["engines*", "service*", "bots*"]),
+            *find_packages(include=["engines*", "common*", "service*", "bots*", "clients*"]),
             *find_packages(where="gen", include=["croupier*"]),
         ],
         package_dir={"croupier": "gen/croupier"},

@@ -41,10 +41,10 @@ from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots import logging as bot_logging
 from bots import sdk
 from bots.bridge import BridgeBot, decide_message, encode
 from bots.sdk.decide import MARGIN, Asker
+from common import logging as bot_logging
 
 REPO = Path(__file__).resolve().parent.parent
 Decision = tuple[pb.TableView, list[str]]

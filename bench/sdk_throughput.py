@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=300, help="untimed first decisions")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each variant")
     args = parser.parse_args(argv)
-    from bots import logging as bot_logging
+    from common import logging as bot_logging
 
     bot_logging.configure("warning")  # per-decision events are not what is measured
     print(f"{args.tables} Dou Dizhu tables, {args.decisions} decisions per run, "

@@ -34,7 +34,7 @@ from typing import Any
 
 from bots.arena import play_deal, seatings, wilson
 from bots.ismcts import search
-from bots.levels import LEVELS, get_level
+from bots.levels import LEVELS, benchmark_key, get_level
 from engines.contract import option_argument
 from engines.registry import GAMES, get_game
 from tests.engine_kit import SETUPS
@@ -56,9 +56,11 @@ def level_print(game: str, *names: str) -> str:
 
     own = {n: options for n in names if (options := get_level_options(game, n))}
     phases = get_heuristic_phases(game)
-    return repr([get_level(n) for n in names] + [get_search_options(game)] + ([own] if own else [])
-                + ([{"heuristic_phases": [int(p) for p in phases]}] if phases else [])
-                + [f"heuristic v{get_version(game)}"])
+    rest: list[Any] = [get_search_options(game)] + ([own] if own else []) + (
+        [{"heuristic_phases": [int(p) for p in phases]}] if phases else []
+    ) + [f"heuristic v{get_version(game)}"]
+    # as the list's repr was when the levels were written as their benchmark keys
+    return "[" + ", ".join([*(benchmark_key(get_level(n)) for n in names), *map(repr, rest)]) + "]"
 
 
 class Results:

@@ -31,8 +31,8 @@ from croupier.v1 import croupier_pb2
 from google.protobuf import json_format
 
 from bots import sdk
-from bots.channel import add_key_flags, api_key_of
 from bots.sandbox import DEFAULT_MEMORY_MB, Sandbox, SandboxError
+from common.channel import add_key_flags, api_key_of
 
 log = structlog.get_logger("croupier.bridge")
 
@@ -655,7 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """`croupier bot-bridge`: runs until SIGINT/SIGTERM (exit 0); 2 for bad settings (or a
     host that cannot confine the program), 3 when the server refuses the key."""
-    from bots import logging as bot_logging
+    from common import logging as bot_logging
 
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     command = list(args.command)

@@ -117,16 +117,15 @@ def search(
     root towards the policy's own choice: it is expanded first, its UCB score gets
     `prior / (1 + visits)` (progressive bias) and it wins ties of visits, so that a small
     budget falls back on the policy rather than on noise while a large one lets the statistics
-    decide. (Biasing the opponents' nodes the
-    same way was measured too: weaker in Dou Dizhu, see BENCHMARKS.md.) `reward` scores a
-    played-out deal (default `rewards`: the deal's score change relative to the other seats);
-    a game whose matches count more than each deal's ranking gives its own (Dos: the points;
+    decide. `reward` scores a played-out deal (default `rewards`: the deal's score change
+    relative to the other seats); a game whose matches count more than each deal's ranking gives its own (Dos: the points;
     see `bots.heuristics`). `policy_opponents` (with a `playout` policy): below the root the
     other seats play the policy on their own cards of each world instead of choosing by the
     tree's statistics, which pool every hand they might hold and so play them as if blind to
-    their own cards; only the searching seat's moves are searched (Dobro, see BENCHMARKS.md).
+    their own cards; only the searching seat's moves are searched.
     `worlds` deals each iteration's determinization in place of `game.sample(view, rng)`
     (e.g. `bots.inference.Worlds`, weighted by what the others' moves say about their cards).
+    Which games use which option, as measured: docs/levels.md.
     """
     start = time.perf_counter()
     deadline = start + seconds if seconds else None

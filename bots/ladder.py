@@ -28,7 +28,6 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from bots.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from bots.tournament import entrants
 from bots.tournament.cli import seed_warning
 from bots.tournament.entrants import OUTSIDE_MOVE_SECONDS, move_seconds
@@ -36,6 +35,7 @@ from bots.tournament.entrants import outside as entrants_outside
 from bots.tournament.play import Runner, TournamentError, retrying
 from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match, Seating, add_seating_flags
+from common.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from engines.contract import option_argument
 from engines.registry import get_game
 

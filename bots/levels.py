@@ -10,26 +10,15 @@
 | expert | ISMCTS | 4,000 iterations or 4 s, whichever comes first |
 
 Every ISMCTS level plays its playouts with the game's heuristic player and searches only the
-game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). Where a
-game's module gives one, every ISMCTS level scores played-out deals with the game's own reward
-(Dos: the round's points, not only who won it); the budgets stay the same for every game. A decision
-with one legal move, one candidate move (Dos: `end dos` beside `end`), or a move that wins the
-deal outright, takes no search. At `easy`,
-50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
-the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
-it only where its statistics clearly disagree. A game's module may set further search options
-for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
-`policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
-search's departures from the heuristic player were measured to lose points at every budget)
-or for one level (`LEVEL_OPTIONS`: in Dou Dizhu and Doppelkopf medium takes easy's root prior 2,
-without which it played no better than easy; in Sobe e Desce the prior grows with the budget,
-a fifth of the iterations, without which medium lost to easy). A game's module may also
-leave whole phases to its heuristic player at every search level (`HEURISTIC_PHASES`): Sobe e
-Desce's levels search only the card plays and play the heuristic's trump choice, play or pass
-and exchange, where every search tried lost points to it. No level weighs its worlds by what the other
-seats' moves say about their cards (`inference`, see `bots.inference`): against search
-players it places only 1-2% more of Dou Dizhu's hidden cards right, and in Sobe e Desce,
-against the heuristic player it models exactly, it did not make the search's departures pay.
+game's candidate moves (see `bots.heuristics`), scoring played-out deals with the game's own
+reward where its module gives one; the budgets are the same for every game. A decision with
+one legal move, one candidate move, or a move that wins the deal outright, takes no search.
+At `easy` the root is biased towards the heuristic player's own choice (`prior`, see
+`bots.ismcts.search`). A game's module may set further search options for every level
+(`SEARCH_OPTIONS`), for one level (`LEVEL_OPTIONS`), or leave whole phases to its heuristic
+player at every search level (`HEURISTIC_PHASES`). Which settings each game has and the
+measurements that chose them: docs/levels.md ("Why each game's levels are set as they are").
+The names alone, for code that must not load the search, are `common.level_names`.
 """
 
 from __future__ import annotations
@@ -66,16 +55,6 @@ class Level:
     # > 0: worlds weighted by the others' moves, each one the heuristic would not have made
     # multiplying a world's weight by this (bots.inference); 0: uniform worlds
     inference: float = 0.0
-
-    def __repr__(self) -> str:
-        """The dataclass's repr, less the options added after measurements keyed by it were
-        recorded (bench results files) while they keep their defaults."""
-        later = {"inference": 0.0}
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
-            if f.name not in later or getattr(self, f.name) != later[f.name]
-        ]
-        return f"Level({', '.join(parts)})"
 
     @staticmethod
     def follows_heuristic(game: Game, view: Any) -> bool:
@@ -122,6 +101,21 @@ class Level:
         if self.kind == "heuristic":
             return get_heuristic(game.info.name)(game, state, seat, legal, rng), None
         return legal[rng.randrange(len(legal))], None
+
+
+# options added after measurements keyed by levels were recorded, with their defaults
+_LATER_OPTIONS: dict[str, Any] = {"inference": 0.0}
+
+
+def benchmark_key(level: Level) -> str:
+    """The level as benchmark results are keyed by it (bench/strength.py `level_print`): every
+    setting, less the options added after the first rows were recorded while they keep their
+    defaults, so that those rows still count as measurements of the same level."""
+    parts = [
+        f"{f.name}={getattr(level, f.name)!r}" for f in fields(level)
+        if f.name not in _LATER_OPTIONS or getattr(level, f.name) != _LATER_OPTIONS[f.name]
+    ]
+    return f"Level({', '.join(parts)})"
 
 
 LEVELS: dict[str, Level] = {

@@ -5,7 +5,7 @@ that counts never asks whether metrics are on; only the HTTP endpoint is optiona
 (`--metrics-port`, 0 = off). `croupier bots` with several worker processes puts them in
 prometheus-client's multiprocess mode (a directory of memory-mapped files, named in the
 environment they inherit, set before they import this) and its supervisor serves the sum.
-Bots never import `service`: this module is the bot side of what service.metrics is for the
+Bots never import `service`: this module is the bot side of what service.server_metrics is for the
 server.
 """
 

@@ -30,13 +30,13 @@ from dataclasses import dataclass, replace
 import structlog
 from croupier.v1 import croupier_pb2
 
-from bots import logging as bot_logging
 from bots import metrics
-from bots.channel import add_key_flags, api_key_of, check_tls_files
 from bots.policy import DEFAULT_LEVEL, LEVELS, LevelPolicy, Policy, get_policy
 from bots.sdk import Bot, SeatContext
 from bots.sdk.net import DEFAULT_SERVER
 from bots.sdk.runner import DEFAULT_POLL, STOP_GRACE, Runner, RunnerSettings
+from common import logging as bot_logging
+from common.channel import add_key_flags, api_key_of, check_tls_files
 
 log = structlog.get_logger("croupier.bots")
 

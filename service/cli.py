@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bots.masking import masked
+from common.masking import masked
 from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
 
 READY = b"ready\n"  # what a server child of `croupier run` writes once its ports listen
@@ -30,14 +30,14 @@ DISPATCH: dict[str, tuple[str, str, str]] = {
     "bots": ("bots.worker", "main", "run bot worker processes that take bot seats"),
     "bot-bridge": ("bots.bridge", "main", "play an outside entrant's seats with a program in "
                    "any language (JSON lines on stdin/stdout)"),
-    "play": ("service.terminal", "play_main", "play a game in this terminal"),
-    "watch": ("service.terminal", "watch_main", "watch a table in this terminal"),
+    "play": ("clients.terminal", "play_main", "play a game in this terminal"),
+    "watch": ("clients.terminal", "watch_main", "watch a table in this terminal"),
     "arena": ("bots.arena", "main", "play bots against each other and rate them"),
     "replay": ("bots.records", "main", "replay game records through the engine and check them"),
     "tournament": ("bots.tournament.cli", "main", "bot-versus-bot tournament through a server"),
     "tournament-merge": ("bots.tournament.cli", "merge_main", "merge tournament shards' results"),
     "ladder": ("bots.ladder", "main", "keep playing rated matches on a server's ladder"),
-    "tables": ("service.lobby", "main", "list a server's tables and how to watch each"),
+    "tables": ("clients.lobby", "main", "list a server's tables and how to watch each"),
 }
 
 
@@ -255,7 +255,7 @@ PORT_SETTINGS = {
 
 def _configure_logging(args: argparse.Namespace, command: str) -> bool:
     """Sets up logging for `croupier COMMAND`; False (said on stderr) if the file won't open."""
-    from service import logging as service_logging
+    from common import logging as service_logging
 
     try:
         service_logging.configure(args.log_level, log_file=args.log_file)
@@ -267,11 +267,11 @@ def _configure_logging(args: argparse.Namespace, command: str) -> bool:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from service import logging as service_logging
+    from common import logging as service_logging
     from service.limits import Limits
     from service.security import ApiKeys, Tls
     from service.server import AddressInUse, serve
-    from service.tables import Abandon
+    from service.tables import AbandonPolicy
 
     if not _configure_logging(args, "serve"):
         return 2
@@ -285,7 +285,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         keys = ApiKeys.load(args.api_keys)
         tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
-        abandon = Abandon(args.abandon_waiting_after, args.abandon_playing_after)
+        abandon = AbandonPolicy(args.abandon_waiting_after, args.abandon_playing_after)
         asyncio.run(
             serve(
                 args.listen,
@@ -358,7 +358,7 @@ def _wait_ready(pipe: int, child: subprocess.Popen[bytes], stopping: Callable[[]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service import logging as service_logging
+    from common import logging as service_logging
 
     if not _configure_logging(args, "run"):
         return 2

@@ -31,7 +31,8 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from redis.exceptions import RedisError
 
-from service.store import StoreUnavailable, TableRecord
+from service.model import TableRecord
+from service.store import StoreUnavailable
 from service.tables import Code, TableError
 
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 20

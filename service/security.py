@@ -23,8 +23,9 @@ from typing import Any
 
 import grpc
 
-from bots.levels import LEVELS
-from service.tables import ENTRANT_NAME, Code, TableError
+from common.level_names import LEVEL_NAMES
+from service.tables import Code, TableError
+from service.validation import ENTRANT_NAME
 
 API_KEY_HEADER = "x-api-key"
 ROLES = frozenset({"tables", "bots"})
@@ -58,7 +59,7 @@ class ApiKeys:
                 continue
             key, _, roles_text = line.partition(" ")
             roles = frozenset(r.strip() for r in roles_text.split(",") if r.strip()) or ROLES
-            levels = sorted(r for r in roles if r.removeprefix(ENTRANT_ROLE) in LEVELS)
+            levels = sorted(r for r in roles if r.removeprefix(ENTRANT_ROLE) in LEVEL_NAMES)
             if levels:
                 raise ValueError(
                     f"{path} line {n}: {levels[0]} names a built-in level, served by bot "

@@ -27,35 +27,19 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from bots.masking import masked
+from common.logging import get_logger
+from common.masking import masked
 from engines.contract import Game
-from service import ladder, metrics, views
+from service import ratings, server_metrics, views
+from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
-from service.logging import get_logger
-from service.records import export_record
+from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.seats import hash_token
 from service.security import ApiKeys, Tls, api_key, certified
-from service.store import (
-    TIMER_OPTION,
-    EventKind,
-    Rating,
-    SeatKind,
-    Status,
-    Store,
-    StoreUnavailable,
-    open_store,
-)
+from service.store import Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
-from service.tables import (
-    MAX_TABLE_ID_CHARS,
-    Abandon,
-    Code,
-    SeatRequest,
-    TableError,
-    Tables,
-    check_table_id,
-    hash_token,
-    outside_entrant,
-)
+from service.tables import AbandonPolicy, Code, SeatRequest, TableError, Tables
+from service.validation import MAX_TABLE_ID_CHARS, check_table_id, outside_entrant
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
 GRPC_CODE = {
@@ -169,7 +153,7 @@ def streaming(
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         failure: _Failure | None = None
-        metrics.STREAMS.inc()
+        server_metrics.STREAMS.inc()
         try:
             async for item in fn(self, request, context, fields):
                 yield item
@@ -180,7 +164,7 @@ def streaming(
             failure = _classify(exc, method)
             code = failure.code
         finally:
-            metrics.STREAMS.dec()
+            server_metrics.STREAMS.dec()
             _log_rpc(method, code, start, fields, failure)
         if failure is not None:
             await context.abort(failure.code, failure.message)
@@ -196,7 +180,7 @@ def _log_rpc(
     failure: _Failure | None,
 ) -> None:
     seconds = time.perf_counter() - start
-    metrics.observe_rpc(method, code.name, seconds)
+    server_metrics.observe_rpc(method, code.name, seconds)
     duration_ms = round(seconds * 1000, 3)
     extra = {"error": failure.log_message} if failure is not None else {}
     table = fields.get("table")
@@ -377,7 +361,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         if out.replayed:
             f["replayed"] = True
         else:
-            metrics.count_move(out.record.game)
+            server_metrics.count_move(out.record.game)
         reply = pb.SubmitMoveResponse(
             version=out.record.version, move=out.move, public_move=out.public
         )
@@ -511,7 +495,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         f.update(ladder=request.ladder[:64], match=request.match_id[:64],
                  tables=len(request.table_ids))
         self.keys.require(api_key(context), "tables", "Rating ladder matches")
-        out = await ladder.rate_match(
+        out = await ratings.rate_match(
             self.tables, request.ladder, request.match_id, list(request.table_ids)
         )
         f["already_rated"] = out.already_rated
@@ -524,14 +508,14 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.ListRatingsRequest, context: Any, f: dict[str, Any]
     ) -> pb.ListRatingsResponse:
         f.update(ladder=request.ladder[:64], game=request.game[:64])
-        ratings = await ladder.list_ratings(self.tables, request.ladder, request.game)
-        f["count"] = len(ratings)
-        return pb.ListRatingsResponse(ratings=[_rating(r) for r in ratings])
+        standings = await ratings.list_ratings(self.tables, request.ladder, request.game)
+        f["count"] = len(standings)
+        return pb.ListRatingsResponse(ratings=[_rating(r) for r in standings])
 
 
 def _rating(r: Rating) -> pb.Rating:
     return pb.Rating(game=r.game, entrant=r.entrant, mu=r.mu, sigma=r.sigma,
-                     ordinal=ladder.ordinal(r.mu, r.sigma), matches=r.matches,
+                     ordinal=ratings.ordinal(r.mu, r.sigma), matches=r.matches,
                      updated_at=r.updated_at)
 
 
@@ -599,10 +583,12 @@ async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def fill_seats_forever(tables: Tables, interval: float) -> None:
-    """Hands empty human seats to bots once their table's fill delay has passed, plays for
-    seats whose turn timer ran out (the game's heuristic player), and closes tables no person
-    came back to (every replica runs it: each change is a compare-and-set, one wins)."""
+async def run_table_clock(tables: Tables, interval: float) -> None:
+    """The tables' clock, one round every `interval` seconds of its three jobs: hands empty
+    human seats to bots once their table's fill delay has passed (`fill`), plays for seats
+    whose turn timer ran out with the game's heuristic player (`turn_timer`), and closes
+    tables no person came back to (`abandon`). Every replica runs it: each change is a
+    compare-and-set, one wins."""
     from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
 
     bg = get_logger("croupier.fill")
@@ -738,7 +724,7 @@ async def start(
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
     grace: float = 5.0,
-    abandon: Abandon | None = None,
+    abandon: AbandonPolicy | None = None,
 ) -> Server:
     limits = limits or Limits()
     tls = tls or Tls()
@@ -797,7 +783,7 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    fill_task = asyncio.create_task(fill_seats_forever(tables, fill_interval))
+    fill_task = asyncio.create_task(run_table_clock(tables, fill_interval))
     return Server(server, store, tables, health, port, fill_task, web, guard)
 
 
@@ -815,7 +801,7 @@ async def serve(
     keys: ApiKeys | None = None,
     tls: Tls | None = None,
     poll_seconds: float = 1.0,
-    abandon: Abandon | None = None,
+    abandon: AbandonPolicy | None = None,
     ready: Callable[[], None] | None = None,
 ) -> None:
     """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
@@ -842,13 +828,13 @@ async def serve(
     refresh: asyncio.Task[None] | None = None
     if metrics_port:
         try:
-            metrics.serve_http(metrics_port, host.strip("[]"))
+            server_metrics.serve_http(metrics_port, host.strip("[]"))
         except OSError as e:
             await running.stop(0)
             if e.errno == errno.EADDRINUSE:
                 raise AddressInUse(f"{host}:{metrics_port}", "metrics") from None
             raise OSError(f"cannot serve metrics on port {metrics_port}: {e}") from None
-        refresh = asyncio.create_task(metrics.refresh_tables_forever(running.store.count_tables))
+        refresh = asyncio.create_task(server_metrics.refresh_tables_forever(running.store.count_tables))
     address = f"{host}:{running.port}"
     # what start-up made (modules, engines' tables, protobuf classes) lives as long as the
     # process: out of the collector's sight, full collections stop walking it on every round

@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service.model import Event, RatedMatch, Rating, TableFilter, TableRecord, matches, sort_ratings
 from service.store import (
-    Event,
-    RatedMatch,
-    Rating,
     Ratings,
     RatingUpdate,
     Store,
     TableExists,
-    TableFilter,
     TableMissing,
     TableRated,
-    TableRecord,
     VersionConflict,
     check_commit,
-    matches,
-    sort_ratings,
 )
 
 

@@ -52,26 +52,17 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.logging import get_logger
-from service.store import (
+from common.logging import get_logger
+from service.model import (
     TIMER_OPTION,
     Event,
     EventKind,
     RatedMatch,
     Rating,
-    Ratings,
-    RatingUpdate,
     SeatsJson,
     Status,
-    Store,
-    StoreUnavailable,
-    TableExists,
     TableFilter,
-    TableMissing,
-    TableRated,
     TableRecord,
-    VersionConflict,
-    check_commit,
     deals_from_json,
     deals_to_json,
     event_flags,
@@ -79,6 +70,17 @@ from service.store import (
     matches,
     seats_from_json,
     sort_ratings,
+)
+from service.store import (
+    Ratings,
+    RatingUpdate,
+    Store,
+    StoreUnavailable,
+    TableExists,
+    TableMissing,
+    TableRated,
+    VersionConflict,
+    check_commit,
 )
 
 DEFAULT_PREFIX = "croupier:"

@@ -42,26 +42,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from service.store import (
+from service.model import (
     PRIVATE_OPTION,
     TIMER_OPTION,
     Event,
     EventKind,
     RatedMatch,
     Rating,
-    Ratings,
-    RatingUpdate,
     SeatsJson,
     Status,
-    Store,
-    StoreError,
-    TableExists,
     TableFilter,
-    TableMissing,
-    TableRated,
     TableRecord,
-    VersionConflict,
-    check_commit,
     deals_from_json,
     deals_to_json,
     event_flags,
@@ -70,6 +61,17 @@ from service.store import (
     seats_from_json,
     seats_to_json,
     sort_ratings,
+)
+from service.store import (
+    Ratings,
+    RatingUpdate,
+    Store,
+    StoreError,
+    TableExists,
+    TableMissing,
+    TableRated,
+    VersionConflict,
+    check_commit,
 )
 
 T = TypeVar("T")

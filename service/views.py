@@ -14,11 +14,11 @@ from typing import Any
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from bots.levels import LEVELS
+from common.level_names import LEVEL_NAMES
 from engines.contract import Game, OptionSpec, fixes_cards, public_options
 from engines.registry import get_game
-from service import states
-from service.store import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
+from service import decode_cache
+from service.model import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
 
 STATUS = {
     Status.WAITING: pb.TABLE_STATUS_WAITING,
@@ -73,7 +73,7 @@ def game_info(game: Game) -> pb.GameInfo:
 
 def state_of(game: Game, record: TableRecord) -> Any | None:
     """The record's engine state; None before the deal."""
-    return states.decode(game, record.state) if record.dealt else None
+    return decode_cache.decode(game, record.state) if record.dealt else None
 
 
 def to_act(game: Game, record: TableRecord, state: Any | None) -> list[int]:
@@ -112,7 +112,7 @@ class _TableTemplates:
                     seat=i,
                     kind=SEAT_KIND[s.kind],
                     # Seat.bot_level holds a bot seat's entrant: a level's, or an outside one's
-                    bot_level=s.bot_level if s.bot_level in LEVELS else "",
+                    bot_level=s.bot_level if s.bot_level in LEVEL_NAMES else "",
                     occupied=s.occupied,
                     name=s.name,
                     is_bot=s.is_bot,
@@ -237,7 +237,7 @@ def shown_move(game: Game, event: Event, before: bytes | None, observer: int | N
     if before is None:  # cannot happen for a well-formed log: a move never comes first
         raise ValueError(f"no state before move event {event.version}")
     return game.redact(
-        states.decode(game, before), event.seat, game.parse_move(event.move), observer
+        decode_cache.decode(game, before), event.seat, game.parse_move(event.move), observer
     )
 
 

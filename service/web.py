@@ -36,8 +36,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from common.logging import get_logger
 from service import web_h2
-from service.logging import get_logger
 from service.web_guard import ClearProtocolErrors, EagerBody, needs_http2, refuse_http1_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Croupier"]

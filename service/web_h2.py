@@ -33,7 +33,7 @@ from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.events import Trailers
 from hypercorn.protocol.h2 import H2Protocol
 
-from service.logging import get_logger
+from common.logging import get_logger
 
 REQUEST = HeaderValidationFlags(
     is_client=False, is_trailer=False, is_response_header=False, is_push_promise=False

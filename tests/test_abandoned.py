@@ -20,12 +20,13 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from bots.heuristics import get_heuristic
-from service.records import export_record
-from service.store import EventKind, SeatKind, Status, Store
+from service.export_record import export_record
+from service.model import EventKind, SeatKind, Status
+from service.store import Store
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
-from service.tables import Abandon, Code, SeatRequest, TableError, Tables
+from service.tables import AbandonPolicy, Code, SeatRequest, TableError, Tables
 from tests.support import Client, ServerProcess, bearer, rpc_code
 from tests.test_service_tables import Clock, run
 from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
@@ -48,7 +49,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 
 
 def tables(store: Store, clock: Clock) -> Tables:
-    return Tables(store, clock=clock, abandon=Abandon(WAITING, PLAYING))
+    return Tables(store, clock=clock, abandon=AbandonPolicy(WAITING, PLAYING))
 
 
 async def refused(code: Code, coro: Awaitable[Any]) -> str:
@@ -61,9 +62,9 @@ async def refused(code: Code, coro: Awaitable[Any]) -> str:
 def test_abandon_settings_are_checked() -> None:
     for bad in (-1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="abandoned"):
-            Abandon(waiting_seconds=bad)
-    assert Abandon(0, 0).presence_every == 30.0  # never closed: presence still cheap
-    assert Abandon(2.0, 10.0).presence_every == 0.4  # well inside the shortest limit
+            AbandonPolicy(waiting_seconds=bad)
+    assert AbandonPolicy(0, 0).presence_every == 30.0  # never closed: presence still cheap
+    assert AbandonPolicy(2.0, 10.0).presence_every == 0.4  # well inside the shortest limit
 
 
 def test_a_waiting_table_nobody_came_back_to_is_closed(make_store: Callable[[], Store]) -> None:
@@ -167,7 +168,7 @@ def test_tables_of_bots_alone_are_left_to_the_bots(make_store: Callable[[], Stor
 def test_the_turn_timer_is_no_presence(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         clock = Clock()
-        t = Tables(make_store(), clock=clock, abandon=Abandon(WAITING, 100.0))
+        t = Tables(make_store(), clock=clock, abandon=AbandonPolicy(WAITING, 100.0))
         tid = (await t.create("dou_dizhu", 3, {"turn_seconds": 10, "deals": 5})).table_id
         for name in "abc":
             await t.join(tid, None, name, bot=False)

@@ -161,3 +161,20 @@ def test_the_bistro_benchmarks_blind_twin_decides_without_the_uncut_deck(
     finally:
         del LEVELS[name]
     assert seen == ["", v.uncut_deck] and v.uncut_deck  # the caller's view is left whole
+
+
+def test_a_levels_benchmark_key_is_the_one_its_recorded_rows_carry() -> None:
+    """Rows in bench results files are keyed by these texts: changing one silently drops every
+    measurement of the level. An option added later is left out while it keeps its default."""
+    import dataclasses
+
+    from bots.levels import benchmark_key, get_level
+
+    hard = get_level("hard")
+    assert benchmark_key(hard) == (
+        "Level(name='hard', kind='ismcts', iterations=1000, seconds=1.0, "
+        "heuristic_playouts=True, pruned=True, prior=0.0, policy_opponents=None)"
+    )
+    inferring = dataclasses.replace(hard, inference=0.5)
+    assert benchmark_key(inferring).endswith("policy_opponents=None, inference=0.5)")
+    assert "inference" in repr(hard)  # the repr is the dataclass's own again

@@ -1,11 +1,11 @@
-"""The clients' rule for a move refused ABORTED (bots.resend): sent again at the new version
+"""The clients' rule for a move refused ABORTED (common.resend): sent again at the new version
 only while it still means what it meant."""
 
 from __future__ import annotations
 
 from croupier.v1 import croupier_pb2 as pb
 
-from bots.resend import MAX_RESENDS, resend, still_stands
+from common.resend import MAX_RESENDS, resend, still_stands
 
 
 def view(version: int, legal: list[str], on_turn: list[int]) -> pb.TableView:

@@ -17,10 +17,10 @@ import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from bots.resend import MAX_RESENDS
 from bots.sdk import SeatContext
 from bots.sdk.seat import REFUSALS_BEFORE_FALLBACK, SeatPlayer
 from bots.worker import LevelBot
+from common.resend import MAX_RESENDS
 
 SEAT = 1
 
@@ -137,7 +137,7 @@ def test_a_move_no_longer_fitting_the_table_is_searched_again() -> None:
 
 
 def test_a_resent_move_overtaken_again_and_again_is_decided_anew() -> None:
-    # sent again at each new version up to MAX_RESENDS times (bots.resend), then searched
+    # sent again at each new version up to MAX_RESENDS times (common.resend), then searched
     stub = ScriptedStub(view(6, ["Ac", "Kc"]),
                         submits=[refusal(grpc.StatusCode.ABORTED)] * (MAX_RESENDS + 1))
     policy = CountingPolicy(["Kc", "Ac"])

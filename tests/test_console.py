@@ -184,7 +184,7 @@ def test_server_log_stays_json_lines_under_malformed_web_input(tmp_path: Path) -
 ROUTED = textwrap.dedent(
     """
     import asyncio, gc, logging, threading, warnings
-    from service import logging as service_logging
+    from common import logging as service_logging
 
     service_logging.configure("info")
     warnings.warn("an old way of doing it", UserWarning)
@@ -393,7 +393,7 @@ def test_a_bot_metrics_port_in_use_names_its_setting() -> None:
 def test_library_texts_lose_bytes_literals_and_tokens() -> None:
     """Libraries quote what a client sent as bytes (hypercorn: the first bytes of an HTTP/2
     connection, whose header block may hold a seat token): such quotes are left out."""
-    from bots.logging import scrub
+    from common.logging import scrub
 
     sent = "b'PRI * HTTP/2.0\\r\\n\\r\\nSM\\x83\\x86 authorization: tok'"
     assert scrub(f"H2ProtocolAssumedError: {sent}") == (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2 as pb
 
+from clients.render import renderer_for
 from engines.dobro import GAME
-from service.render import renderer_for
 from tests.dobro_support import by, new, play, with_hand
 
 TABLE = pb.Table(seats=[pb.SeatInfo(seat=s, kind=pb.SEAT_KIND_BOT, is_bot=True, occupied=True)

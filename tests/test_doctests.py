@@ -1,4 +1,4 @@
-"""The examples in the docstrings of engines, bots and service run as written."""
+"""The examples in the docstrings of every package of ours run as written."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import pkgutil
 import pytest
 
 import bots
+import clients
+import common
 import engines
 import service
 
 MODULES = sorted(
     info.name
-    for package in (engines, bots, service)
+    for package in (engines, common, service, bots, clients)
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
 )
 

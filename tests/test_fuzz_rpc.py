@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from bots.levels import LEVELS
 from engines.registry import GAMES
-from service.store import LADDER_NAME
-from service.tables import CLIENT_TOKEN
+from service.model import LADDER_NAME
+from service.validation import CLIENT_TOKEN
 from tests.support import Client, ServerProcess, bearer
 
 C = grpc.StatusCode

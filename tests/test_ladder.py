@@ -20,7 +20,8 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 from openskill.models import PlackettLuce
 
-from service.store import RatedMatch, Rating, Store, TableRated
+from service.model import RatedMatch, Rating
+from service.store import Store, TableRated
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore

@@ -29,7 +29,8 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from bench.redis_private import PrivateRedis, redis_server_binary
-from service.store import EventKind, StoreUnavailable
+from service.model import EventKind
+from service.store import StoreUnavailable
 from tests.bot_support import Bots, bot_seats, human_seat
 from tests.support import Client, ServerProcess
 

@@ -305,7 +305,7 @@ def test_bad_settings_are_refused_before_any_call(tmp_path: Path) -> None:
 def test_the_sdk_names_the_built_in_levels() -> None:
     from bots.levels import LEVELS
 
-    assert set(LEVELS) == sdk.LEVEL_NAMES
+    assert tuple(LEVELS) == sdk.LEVEL_NAMES
 
 
 class LateOnce(sdk.Bot):

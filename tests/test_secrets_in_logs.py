@@ -15,8 +15,8 @@ import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from bots.logging import scrub
-from bots.masking import masked
+from common.logging import scrub
+from common.masking import masked
 from tests.bot_support import child_env
 from tests.support import CROUPIER, REPO, Client, ServerProcess, free_port, rpc_code, wait_serving
 from tests.test_store import redis_cleanup, redis_prefix

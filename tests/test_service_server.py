@@ -50,7 +50,7 @@ def test_log_timestamps_read_as_structlogs_iso_utc() -> None:
     import re
     from unittest import mock
 
-    from service.logging import _UtcIsoStamper
+    from common.logging import _UtcIsoStamper
 
     stamper = _UtcIsoStamper()
     for at in (1764444080.0, 1764444080.25, 1764444081.999999, 1764444081.5):

@@ -15,10 +15,11 @@ from typing import Any, TypeVar
 import pytest
 
 from engines.registry import get_game
-from service.store import EventKind, SeatKind, Status
+from service.model import EventKind, SeatKind, Status
+from service.moves import REPLAY_WINDOW
 from service.store_memory import MemoryStore
 from service.store_sqlite import SQLiteStore
-from service.tables import REPLAY_WINDOW, Code, SeatRequest, TableError, Tables
+from service.tables import Code, SeatRequest, TableError, Tables
 
 T = TypeVar("T")
 GAME = get_game("dou_dizhu")

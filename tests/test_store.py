@@ -19,23 +19,19 @@ import pytest
 import redis
 
 from engines.commitments import Sealed
-from service.store import (
+from service.model import (
     FALLBACKS,
     Event,
     EventKind,
     Seat,
     SeatKind,
     Status,
-    Store,
-    TableExists,
     TableFilter,
-    TableMissing,
     TableRecord,
-    VersionConflict,
     event_flags,
     flags_fields,
-    open_store,
 )
+from service.store import Store, TableExists, TableMissing, VersionConflict, open_store
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import CHECKPOINT_AFTER, SQLiteStore

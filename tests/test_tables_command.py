@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from service.lobby import DEFAULT_SERVER, lines, watch_command
+from clients.lobby import DEFAULT_SERVER, lines, watch_command
 from tests.support import CROUPIER, REPO, Client, ServerProcess
 
 pytestmark = pytest.mark.e2e

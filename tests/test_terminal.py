@@ -19,8 +19,8 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf.message import Message
 from rich.console import Console
 
-from service import terminal
-from service.render import renderer_for
+from clients import terminal
+from clients.render import renderer_for
 from tests.bot_support import (
     CROUPIER,
     Server,
@@ -413,7 +413,7 @@ def test_leaving_gives_the_seat_back(stack: Server, how: str) -> None:
 
 CHECK_MASKS = """
 import os, signal
-from service.terminal import connect
+from clients.terminal import connect
 
 def blocked():
     out = {}
@@ -451,7 +451,7 @@ RACING_OTHERS = r"""
 import sys, threading, time
 import grpc
 from croupier.v1 import croupier_pb2 as pb
-from service import terminal
+from clients import terminal
 
 log = open(sys.argv[1], "a")
 real_connect = terminal.connect
@@ -564,7 +564,7 @@ def test_doppelkopf_card_overtaken_by_a_declined_announcement_is_sent_again(
 def test_counts_agree_with_their_nouns() -> None:
     from croupier.v1 import dos_pb2, dou_dizhu_pb2
 
-    from service.render import plural
+    from clients.render import plural
 
     assert (plural(1, "card"), plural(3, "card"), plural(0, "card")) == ("1 card", "3 cards", "0 cards")
     table = pb.Table(seats=[pb.SeatInfo(seat=s, kind=pb.SEAT_KIND_BOT, is_bot=True, occupied=True)

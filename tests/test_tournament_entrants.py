@@ -343,7 +343,7 @@ def test_replays_leave_the_tables_own_options_out() -> None:
     """A timed tournament's records hold turn_seconds and match_seconds, which the server
     never gives the engine: `croupier replay` must not either."""
     from bots import records
-    from service.tables import TABLE_OPTIONS
+    from service.validation import TABLE_OPTIONS
 
     assert set(TABLE_OPTIONS) <= records.TABLE_OPTIONS
 

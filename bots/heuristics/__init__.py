@@ -20,10 +20,11 @@ import random
 from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bots.inference import Explains
-from bots.ismcts import CandidateFilter, PlayoutPolicy, RewardFn
+if TYPE_CHECKING:  # the types alone: the server's turn timer loads these players, not the search
+    from bots.inference import Explains
+    from bots.ismcts import CandidateFilter, PlayoutPolicy, RewardFn
 
 
 def _random(game: Any, state: Any, seat: int, legal: Sequence[Any], rng: random.Random) -> Any:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from bots.channel import load_key
 from bots.sdk.bot import Bot, SeatContext
 from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN, Fallback
 from bots.sdk.net import DEFAULT_SERVER
@@ -37,6 +36,7 @@ from bots.sdk.runner import (
     Runner,
     RunnerSettings,
 )
+from common.channel import load_key
 
 __all__ = [
     "CRASHED",
@@ -111,7 +111,7 @@ def run(
     """`serve` as a program: sets up logging (JSON lines, or readable on a terminal), blocks
     until SIGINT/SIGTERM, and answers an exit code (0 after a clean stop, 2 for bad settings,
     3 when the server refuses the key)."""
-    from bots import logging as bot_logging
+    from common import logging as bot_logging
 
     bot_logging.configure(log_level or None)
     try:

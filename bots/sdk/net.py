@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from bots.channel import open_channel
+from common.channel import open_channel
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0

@@ -27,7 +27,6 @@ import grpc
 import structlog
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 
-from bots.channel import check_tls_files
 from bots.sdk.bot import Bot, SeatContext
 from bots.sdk.decide import MARGIN, where
 from bots.sdk.net import (
@@ -40,13 +39,13 @@ from bots.sdk.net import (
     sleep_unless,
 )
 from bots.sdk.seat import SeatPlayer
+from common.channel import check_tls_files
+from common.level_names import LEVEL_NAMES
 
 log = structlog.get_logger("croupier.bots")
 
 DEFAULT_POLL = 1.0
 DEFAULT_LEVEL = "random"
-# the built-in levels (bots.levels.LEVELS, named here so that an SDK bot loads no search code)
-LEVEL_NAMES = frozenset({"random", "heuristic", "easy", "medium", "hard", "expert"})
 ENTRANT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
 STOP_GRACE = 30.0  # seconds a stopping runner waits for decisions in hand
 LIST_LIMIT = 500  # tables per lobby poll (the server's maximum)
@@ -207,7 +206,7 @@ class Runner:
         # a runner serving some levels asks for their tables only, so that a page full of
         # other levels' tables never hides its own (the server lists the longest-waiting first)
         levels = self.settings.served_levels()
-        served = sorted(set(levels) & LEVEL_NAMES) if levels else []
+        served = sorted(set(levels).intersection(LEVEL_NAMES)) if levels else []
         return croupier_pb2.ListTablesRequest(
             waiting_for_bot=True, limit=LIST_LIMIT, bot_levels=served
         )

@@ -16,7 +16,6 @@ import structlog
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 
 from bots import metrics
-from bots.resend import resend
 from bots.sdk.bot import Bot, SeatContext
 from bots.sdk.decide import ILLEGAL, MARGIN, Answer, Asker, for_record, where
 from bots.sdk.net import (
@@ -30,6 +29,7 @@ from bots.sdk.net import (
     code,
     sleep_unless,
 )
+from common.resend import resend
 
 log = structlog.get_logger("croupier.bots")
 
@@ -190,7 +190,7 @@ class SeatPlayer:
                     if resend(answer.move, view, fresh, resends):
                         # another seat's out-of-turn move (a declined announcement, a call)
                         # moved the table on while this seat thought: its move still stands,
-                        # so it is sent again rather than decided again (bots.resend)
+                        # so it is sent again rather than decided again (common.resend)
                         again = answer
                         resends += 1
                     else:

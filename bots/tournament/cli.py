@@ -15,7 +15,6 @@ import grpc
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from rich.console import Console
 
-from bots.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from bots.levels import LEVELS
 from bots.progress import progress_bar
 from bots.tournament import report
@@ -24,6 +23,7 @@ from bots.tournament.entrants import parse as parse_entrants
 from bots.tournament.play import Runner, TournamentError, deals_left
 from bots.tournament.results import ResultFile, merge
 from bots.tournament.schedule import Seating, add_seating_flags, parse_shard, plan
+from common.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from engines.contract import option_argument
 from engines.registry import get_game
 

@@ -54,7 +54,7 @@ function logLine(e: TableEvent, game: GameModule<any> | undefined): LogLine {
 const KIND_CLASS: Record<number, string> = { [EventKind.MOVE]: "move", [EventKind.END]: "end", [EventKind.JOINED]: "joined",
   [EventKind.LEFT]: "left", [EventKind.CREATED]: "created", [EventKind.SEATS_OPENED]: "seats_opened" };
 
-/** The rule of bots/resend.py, the one every client of ours follows (docs/frontends.md): a move
+/** The rule of common/resend.py, the one every client of ours follows (docs/frontends.md): a move
  * refused ABORTED is sent again only while it is still legal and the same seats are to act. */
 const stillStands = (move: string, sentAt: TableView, fresh: TableView): boolean =>
   fresh.version > sentAt.version &&

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2, dos_pb2
 
-from service.render import Renderer, plural, seat_label
+from clients.render import Renderer, plural, seat_label
 
 PLAYING = dos_pb2.DOS_PHASE_PLAYING
 OPTIONAL = ("dos", "catch")  # a late Dos call and a catch: any seat may, none must

@@ -14,11 +14,9 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from bots.channel import add_tls_flags
-from service.config import DEFAULT_LISTEN
-from service.server_address import flags_problem, not_answering, open_channel
+from clients.server_address import flags_problem, not_answering, open_channel
+from common.channel import DEFAULT_SERVER, add_tls_flags
 
-DEFAULT_SERVER = DEFAULT_LISTEN  # where `croupier watch` looks without --server
 RPC_TIMEOUT = 15.0
 STATUSES = {
     "waiting": pb.TABLE_STATUS_WAITING,

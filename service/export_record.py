@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2 as pb
 
-from service import states, views
-from service.store import EventKind, Status, Store
+from service import decode_cache, views
+from service.model import EventKind, Status
+from service.store import Store
 from service.tables import Code, TableError, Tables
 
 PAGE = 1000
@@ -78,7 +79,7 @@ async def export_record(tables: Tables, table_id: str, token: str | None = None)
     if not seen_creation:
         raise RuntimeError(f"event log of {table_id} has no creation event")
     if out.initial_state:
-        seed = getattr(states.decode(game, out.initial_state), "seed", "")
+        seed = getattr(decode_cache.decode(game, out.initial_state), "seed", "")
         out.seed = seed if isinstance(seed, str) else ""
     elif record.status != Status.ABANDONED:
         raise RuntimeError(f"event log of finished table {table_id} has no deal")

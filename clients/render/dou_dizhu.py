@@ -6,7 +6,7 @@ from itertools import groupby
 
 from croupier.v1 import croupier_pb2, dou_dizhu_pb2
 
-from service.render import Renderer, plural, seat_label, signed
+from clients.render import Renderer, plural, seat_label, signed
 
 RANKS = "3456789TJQKA2BR"
 BIDDING = dou_dizhu_pb2.DOU_DIZHU_PHASE_BIDDING

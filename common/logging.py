@@ -13,9 +13,9 @@ take the same way: one event each, the traceback inside it, never lines of their
 Log lines never carry a token or a hidden card: callers log table, seat, version, status and
 moves only as a spectator may see them; as a last guard, fields named like secrets are masked,
 bearer tokens in exception texts too, and credentials in any URL any field or exception text
-quotes (bots.masking: a store URL's password). Tracebacks never show local variables (they may hold
-states and tokens). Bots may not import `service`; the server uses this through
-`service.logging`.
+quotes (common.masking: a store URL's password). Tracebacks never show local variables (they may
+hold states and tokens). It lives in `common`, below the server, the bots and the clients, so that
+every role imports the one set-up without importing another role.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 import structlog
 
-from bots.masking import masked
+from common.masking import masked
 
 LEVELS = ("debug", "info", "warning", "error")
 SECRET_KEYS = frozenset({

@@ -7,9 +7,9 @@ thrown back at the player (or searched again by a bot). It is sent again only wh
 still among the seat's legal moves and the table still waits for the same seats (`on_turn`),
 and at most MAX_RESENDS times in a row: otherwise the player decides anew from the new view.
 
-The bot worker and `croupier play` use this module; the web client (web/src/table/TablePage.tsx)
-follows the same rule, and docs/frontends.md states it for other frontends. It imports only the
-generated API, so bots never depend on the service's code.
+The bot worker and `croupier play` (clients.terminal) use this module; the web client
+(web/src/table/TablePage.tsx) follows the same rule, and docs/frontends.md states it for other frontends. It imports only the
+generated API, so neither role depends on the other's code.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Terminal layouts of each game's view, for `croupier play` and `croupier watch`.
 
-A game gets a dedicated layout by adding `service/render/<view_field>.py` with a module-level
+A game gets a dedicated layout by adding `clients/render/<view_field>.py` with a module-level
 `RENDERER` (a `Renderer` subclass); games without one are shown by the generic dump, so a new
 engine is playable in the terminal the moment it is registered.
 """

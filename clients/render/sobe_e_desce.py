@@ -7,7 +7,7 @@ import re
 
 from croupier.v1 import croupier_pb2, sobe_e_desce_pb2
 
-from service.render import Renderer, plural, seat_label
+from clients.render import Renderer, plural, seat_label
 
 RANKS = "23456QJK7A"
 SUITS = "cdhs"

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import grpc
 
-from bots.channel import check_tls_files, credentials
+from common.channel import check_tls_files, credentials
 
 READY_WAIT = 2.0  # seconds a command waits for the server before saying none answers
 START_HINT = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from croupier.v1 import croupier_pb2, dobro_pb2
 
-from service.render import Renderer, plural, seat_label
+from clients.render import Renderer, plural, seat_label
 
 PLAY = dobro_pb2.DOBRO_STAGE_PLAY
 DRAW = dobro_pb2.DOBRO_STAGE_DRAW

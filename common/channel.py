@@ -1,5 +1,6 @@
-"""Client channels to a Croupier server, for every client of ours (bot workers, tournaments):
-plaintext or TLS (optionally with a client certificate), and an API key on every call.
+"""Client channels to a Croupier server, for every client of ours (bot workers, tournaments,
+the terminal, the lobby): plaintext or TLS (optionally with a client certificate), and an API
+key on every call. The server checks its own TLS files with the same `check_tls_files`.
 
 API keys come from the environment (CROUPIER_API_KEY) or a file (--key-file, env
 CROUPIER_API_KEY_FILE), never from the command line: a process's arguments are readable by
@@ -34,6 +35,7 @@ class ApiKey(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInt
         return await continuation(self._with_key(details), request)
 
 
+DEFAULT_SERVER = "127.0.0.1:50051"  # where clients look without --server: the server's default
 KEY_ENV = "CROUPIER_API_KEY"
 KEY_FILE_ENV = "CROUPIER_API_KEY_FILE"
 MAX_KEY_FILE = 4096  # bytes: a key file holds one key

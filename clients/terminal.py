@@ -3,7 +3,7 @@
 They use only the API (never the engines' internals), so they double as a reference for
 frontend authors: create a table, join it, follow StreamTable, ask for a move when the table
 waits for the seat (optional moves are offered, never asked for), send a move overtaken by
-another seat's optional move again (bots.resend), show the server's reason for any other
+another seat's optional move again (common.resend), show the server's reason for any other
 refusal, and give the seat back on leaving.
 """
 
@@ -28,10 +28,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from bots.channel import add_key_flags, add_tls_flags, api_key_of
-from bots.resend import resend
-from engines.contract import option_argument
-from service.render import (  # noqa: F401  (generic_lines re-exported)
+from clients.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
     Renderer,
     generic_lines,
@@ -40,10 +37,12 @@ from service.render import (  # noqa: F401  (generic_lines re-exported)
     seat_label,
     signed,
 )
-from service.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
-from service.server_address import flags_problem, not_answering, open_channel
+from clients.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
+from clients.server_address import flags_problem, not_answering, open_channel
+from common.channel import DEFAULT_SERVER, add_key_flags, add_tls_flags, api_key_of
+from common.resend import resend
+from engines.contract import option_argument
 
-DEFAULT_SERVER = "127.0.0.1:50051"
 RPC_TIMEOUT = 15.0
 RECONNECT_FOR = 60.0  # seconds a client keeps trying to reach a restarting server
 CHANNEL_OPTIONS = (
@@ -446,7 +445,7 @@ class Player:
 
     def send(self, move: str, view: croupier_pb2.TableView) -> None:
         """Submits `move`; refused ABORTED, it is sent again by the clients' rule
-        (bots.resend), else the refusal is shown and the turn shown afresh."""
+        (common.resend), else the refusal is shown and the turn shown afresh."""
         resends = 0
         attempts = 0
         while True:
@@ -862,4 +861,4 @@ if __name__ == "__main__":
         sys.exit(play_main(sys.argv[2:]))
     if command == "watch":
         sys.exit(watch_main(sys.argv[2:]))
-    sys.exit("usage: python -m service.terminal {play,watch} ...")
+    sys.exit("usage: python -m clients.terminal {play,watch} ...")

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from croupier.v1 import croupier_pb2, doppelkopf_pb2
 
+from clients.render import Renderer, plural, seat_label, signed
 from engines.doppelkopf.scoring import item_value
-from service.render import Renderer, plural, seat_label, signed
 
 RESERVATIONS = doppelkopf_pb2.DOPPELKOPF_PHASE_RESERVATIONS
 DECLARATION = doppelkopf_pb2.DOPPELKOPF_PHASE_DECLARATION

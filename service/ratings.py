@@ -16,18 +16,19 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from service import states
-from service.store import (
+from service import decode_cache
+from service.model import (
     LADDER_NAME,
     LADDER_OPTION,
     RatedMatch,
     Rating,
     SeatKind,
     Status,
-    TableRated,
     TableRecord,
 )
-from service.tables import DEFAULT_BOT_LEVEL, Code, TableError, Tables, check_table_id
+from service.store import TableRated
+from service.tables import Code, TableError, Tables
+from service.validation import DEFAULT_BOT_LEVEL, check_table_id
 
 DEFAULT_LADDER = "main"
 MAX_MATCH_ID_CHARS = 128
@@ -160,7 +161,7 @@ def match_points(tables: Tables, ladder: str, records: Sequence[TableRecord]) ->
     game = tables.game(first.game)
     totals: dict[str, int] = {}
     for r in records:
-        result = game.result(states.decode(game, r.state))
+        result = game.result(decode_cache.decode(game, r.state))
         for seat, total in enumerate(result.totals):
             entrant = seat_entrant(r, seat)
             totals[entrant] = totals.get(entrant, 0) + int(total)
