@@ -33,7 +33,7 @@ from typing import Any
 
 from bots.levels import LEVELS
 from engines.commitments import Sealed, shuffled
-from engines.contract import Game, IllegalMove
+from engines.contract import Game, IllegalMove, canonical_options
 from service import states
 from service.logging import get_logger
 from service.store import (
@@ -606,6 +606,9 @@ class Tables:
             game.new_game(players, engine_options, seed)
         except ValueError as e:
             raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
+        # an option given under an older name (an alias) is kept under its name
+        stored_options = canonical_options(info.options, stored_options)
+        engine_options = game_options(stored_options)
         required = game.seat_kinds(players, engine_options)
         if required is not None:
             if not seats:
