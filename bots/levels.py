@@ -11,25 +11,16 @@
 
 Every ISMCTS level plays its playouts with the game's heuristic player and searches only the
 game's candidate moves (kicker variants cut to the cheapest; see `bots.heuristics`). Where a
-game's module gives one, every ISMCTS level scores played-out deals with the game's own reward
-(Dos: the round's points, not only who won it); the budgets stay the same for every game. A decision
-with one legal move, one candidate move (Dos: `end dos` beside `end`), or a move that wins the
-deal outright, takes no search. At `easy`,
-50 iterations are too few to tell a dozen candidate moves apart, so the root is biased towards
-the heuristic player's own choice (`prior`, see `bots.ismcts.search`): the search overrules
-it only where its statistics clearly disagree. A game's module may set further search options
-for every level (`SEARCH_OPTIONS`: Dobro's other seats play the heuristic player in the tree,
-`policy_opponents`; Sobe e Desce sets every level's root `prior` to 10, since there the
-search's departures from the heuristic player were measured to lose points at every budget)
-or for one level (`LEVEL_OPTIONS`: in Dou Dizhu and Doppelkopf medium takes easy's root prior 2,
-without which it played no better than easy; in Sobe e Desce the prior grows with the budget,
-a fifth of the iterations, without which medium lost to easy). A game's module may also
-leave whole phases to its heuristic player at every search level (`HEURISTIC_PHASES`): Sobe e
-Desce's levels search only the card plays and play the heuristic's trump choice, play or pass
-and exchange, where every search tried lost points to it. No level weighs its worlds by what the other
-seats' moves say about their cards (`inference`, see `bots.inference`): against search
-players it places only 1-2% more of Dou Dizhu's hidden cards right, and in Sobe e Desce,
-against the heuristic player it models exactly, it did not make the search's departures pay.
+game's module gives one, every ISMCTS level scores played-out deals with the game's own reward;
+the budgets stay the same for every game. A decision with one legal move, one candidate move,
+or a move that wins the deal outright, takes no search. At `easy`, 50 iterations are too few
+to tell a dozen candidate moves apart, so the root is biased towards the heuristic player's
+own choice (`prior`, see `bots.ismcts.search`): the search overrules it only where its
+statistics clearly disagree. A game's module may set further search options for every level
+(`SEARCH_OPTIONS`) or for one level (`LEVEL_OPTIONS`), and leave whole phases to its heuristic
+player at every search level (`HEURISTIC_PHASES`). No level weighs its worlds by what the other
+seats' moves say about their cards (`inference`, see `bots.inference`). docs/levels.md says
+which games set what, and the measurements behind each choice.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import { H, W } from "../cards/Card";
 import { CardRow, CentreLine, Info } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import type { DobroView } from "../gen/croupier/v1/dobro_pb";
-import { sumSheet } from "./douDizhu";
+import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
 // Dobro cards, which no package draws: a number 2-12, or the joker, skip and reverse

@@ -6,7 +6,7 @@ import { CardSvg, H, W } from "../cards/Card";
 import { CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import type { DosView } from "../gen/croupier/v1/dos_pb";
-import { sumSheet } from "./douDizhu";
+import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
 // Dos cards, which no package draws: a colour (or wild) and a number or #
