@@ -71,3 +71,18 @@ def test_the_spellings_cover_every_registered_game() -> None:
 def test_no_code_outside_a_games_modules_names_a_game() -> None:
     found = hits()
     assert not found, "generic code names a game:\n" + "\n".join(found)
+
+
+def test_every_game_fills_the_places_docs_adding_a_game_lists() -> None:
+    """Each `<game>` path the guide names exists for every registered game (a web module under
+    its camelCase name), so the guide lists places games really fill."""
+    guide = (REPO / "docs" / "adding-a-game.md").read_text()
+    places = sorted(set(re.findall(r"`([^`\s]*<game>[^`\s]*)`", guide)))
+    assert len(places) >= 8, places
+    for game in ENGINES:
+        camel = re.sub(r"_(\w)", lambda m: m.group(1).upper(), game)
+        for place in places:
+            if "/" not in place or place.endswith("_support.py"):  # a name; shared helpers
+                continue
+            path = place.replace("<game>", camel if place.startswith("web/") else game)
+            assert list(REPO.glob(path.rstrip("/"))), f"{game} has no {path}"
