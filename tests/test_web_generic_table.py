@@ -42,8 +42,9 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
         info = next(g for g in client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
                     if g.name == "dos")
         n = info.min_players
-        table = client.create(info.name, players=n, seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * n,
-                              options=struct({"deck": deck(info.name, 5, n), "dealer": 1, "target": 1}))
+        options = struct({"deck": deck(info.name, 5, n), "dealer": 1, "target": 1})
+        table = client.create(info.name, players=n, options=options,
+                              seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * n)
         tid = table.table_id
         for name in ("alice", "bob")[:n]:
             client.join(tid, name=name)
@@ -61,13 +62,15 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
             page.wait_for_selector(f'#table[data-version="{mine.version}"] .hand-card')
             assert page.inner_text("h1") == info.title  # from ListGames
             # the hand: the view's own cards, each named by its code (no game's faces)
-            shown = page.locator(".hand-card").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+            shown = page.locator(".hand-card").evaluate_all(
+                "bs => bs.map(b => b.getAttribute('aria-label'))")
             assert sorted(shown) == sorted(hand)
             assert page.locator(".seat").count() == n
             assert "draw pile" in page.inner_text("#centre")  # a plain field of the view
             # every legal move a button in its notation, nothing played with cards
             moves = page.locator("#actions button.move")
-            assert sorted(moves.evaluate_all("bs => bs.map(b => b.dataset.move)")) == sorted(mine.legal_moves)
+            offered = moves.evaluate_all("bs => bs.map(b => b.dataset.move)")
+            assert sorted(offered) == sorted(mine.legal_moves)
             assert all(page.inner_text(f'#actions button.move[data-move="{m}"]') == m
                        for m in mine.legal_moves)
             assert page.locator("#play").count() == 0
@@ -102,5 +105,6 @@ def test_the_lobby_reads_option_words_and_folds_from_list_games(stack: ServerPro
                 assert field.count() == 1, spec.name
                 # a folded option sits under "Advanced", the others in the form itself
                 assert page.locator(f"#advanced #option-{spec.name}").count() == int(spec.advanced)
-                assert spec.label in (page.text_content(f"#create .option:has(#option-{spec.name})") or "")
+                shown = page.text_content(f"#create .option:has(#option-{spec.name})") or ""
+                assert spec.label in shown
         w.check()

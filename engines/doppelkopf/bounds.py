@@ -1,5 +1,5 @@
-"""What the rules bound in a Doppelkopf session (seeds/doppelkopf.md), as learning and search code needs
-it, and its fixed deal for duplicate play (tournaments).
+"""What the rules bound in a Doppelkopf session (seeds/doppelkopf.md), as learning and search
+code needs it, and its fixed deal for duplicate play (tournaments).
 
 >>> bounds(4, {"deals": 1, "bistro": False})
 Bounds(deals=1, lowest=-63.0, highest=63.0, moves=66)

@@ -211,7 +211,10 @@ OPTIONS = (
         "...', dealt from the dealer's left in packets of 3 (Bistro: 3-4-3). Empty: shuffled.",
         label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3, label="First dealer (seat, -1 random)", advanced=True),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (

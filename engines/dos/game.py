@@ -118,7 +118,10 @@ class DosState(SlotState):
 install_copy(DosState, DosState._FIELDS, cleared=('_moves',))
 
 OPTIONS = (
-    OptionSpec("target", "int", 200, "Points that win the match (scored by going out).", 1, 100_000, label="Points that win the match"),
+    OptionSpec(
+        "target", "int", 200, "Points that win the match (scored by going out).", 1, 100_000,
+        label="Points that win the match",
+    ),
     OptionSpec(
         "official_no_match", "bool", False,
         "Official rule: a player who matches nothing in a turn (after drawing) must add one card "
@@ -138,7 +141,10 @@ OPTIONS = (
         "the centre row, the rest is the draw pile. Empty: shuffled from the table's seed.",
         label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first round; -1: drawn from the seed.", -1, 3, label="First dealer (seat, -1 random)", advanced=True),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first round; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (

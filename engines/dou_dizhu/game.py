@@ -110,7 +110,10 @@ class DouDizhuState(SlotState):
 install_copy(DouDizhuState, DouDizhuState.__slots__)
 
 OPTIONS = (
-    OptionSpec("deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000, label="Deals in the match"),
+    OptionSpec(
+        "deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000,
+        label="Deals in the match",
+    ),
     OptionSpec(
         "max_redeals", "int", 3,
         "All-pass deals in a row after which the first bidder of the last one becomes landlord "
@@ -129,7 +132,10 @@ OPTIONS = (
         "Index (0-50) in the first deal of the face-up card; -1: drawn from the seed.", -1, 50,
         label="Face-up card index", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 2, label="First dealer (seat, -1 random)", advanced=True),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 2,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (

@@ -1,5 +1,5 @@
-"""What the rules bound in a Sobe e Desce match (seeds/sobe_e_desce.md), as learning and search code needs
-it, and its fixed deal for duplicate play (tournaments).
+"""What the rules bound in a Sobe e Desce match (seeds/sobe_e_desce.md), as learning and
+search code needs it, and its fixed deal for duplicate play (tournaments).
 
 >>> bounds(4, {"start_score": 20, "max_deals": 1})
 Bounds(deals=1, lowest=-30.0, highest=90.0, moves=25)

@@ -152,7 +152,10 @@ OPTIONS = (
         "shuffled from the table's seed.",
         label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3, label="First dealer (seat, -1 random)", advanced=True),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (
