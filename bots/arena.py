@@ -25,7 +25,7 @@ from rich.table import Table
 from bots.levels import LEVELS, get_level
 from bots.progress import progress_bar
 from engines.contract import option_argument
-from engines.registry import get_game
+from engines.registry import ENGINES, get_game
 
 
 def seatings(bots: list[str], players: int) -> list[tuple[str, ...]]:
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Play bot levels against each other in-process (duplicate format) and "
         "print each bot's mean points per deal and win rate with 95% confidence intervals.",
     )
-    parser.add_argument("game", help="engine name, e.g. dou_dizhu")
+    parser.add_argument("game", help=f"engine name: {', '.join(ENGINES)}")
     parser.add_argument("--bots", required=True,
                         help=f"comma-separated levels, one per seat or fewer ({', '.join(LEVELS)})")
     parser.add_argument("--deals", type=int, default=100, help="distinct deals (each replayed per seating)")

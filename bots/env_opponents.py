@@ -1,7 +1,8 @@
 """The built-in levels as opponents of the research environments (engines/envs/single.py).
 
 >>> from engines.envs.single import SingleAgentEnv
->>> e = SingleAgentEnv("dos", players=2, opponents=level_opponent("heuristic"))
+>>> from engines.registry import ENGINES
+>>> e = SingleAgentEnv(ENGINES[0], opponents=level_opponent("heuristic"))
 >>> obs, info = e.reset(seed=1)
 
 An opponent plays from its own seat's view, as a Croupier bot of that level does at a table

@@ -11,15 +11,20 @@ from the pool by weight. `epsilon` near 1 is the uniform dealing; near 0 it trus
 as if the others were the heuristic player.
 
 >>> import random
->>> from bots.heuristics.dou_dizhu import explains
->>> from engines.dou_dizhu import GAME
->>> s = GAME.new_game(3, {"dealer": 2, "face_up": 0}, seed="doc")
->>> for m in ("bid 1", "pass", "bid 3"):
-...     s = GAME.apply(s, s.to_act, GAME.parse_move(m))
->>> pool = Worlds(GAME, GAME.view(s, 1), 1, random.Random(3), explains, count=100, epsilon=0.2)
->>> len(pool.worlds), round(pool.effective_size) < 100
-(100, True)
->>> GAME.view(pool(random.Random(4)), 1) == GAME.view(s, 1)
+>>> from bots.heuristics import get_explains
+>>> from engines.registry import ENGINES, GAMES
+>>> name = next(g for g in ENGINES if get_explains(g))
+>>> game = GAMES[name]
+>>> s = game.new_game(game.info.min_players, {}, seed="doc")
+>>> for _ in range(3):
+...     seat = min(game.on_turn(s))
+...     s = game.apply(s, seat, game.legal_moves(s, seat)[-1])
+>>> seat = min(game.on_turn(s))
+>>> pool = Worlds(game, game.view(s, seat), seat, random.Random(3), get_explains(name), count=100,
+...               epsilon=0.2)
+>>> len(pool.worlds)
+100
+>>> game.view(pool(random.Random(4)), seat) == game.view(s, seat)
 True
 """
 

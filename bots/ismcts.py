@@ -8,11 +8,12 @@ seat. Partners get equal rewards from the engine's scores, so they cooperate wit
 case. Works for every engine through the contract alone.
 
 >>> import random
->>> from engines.dou_dizhu import GAME
->>> state = GAME.new_game(3, {}, seed="doc")
->>> seat = state.to_act
->>> move, stats = search(GAME, GAME.view(state, seat), seat, random.Random(1), iterations=50)
->>> stats.iterations, move in GAME.legal_moves(state, seat)
+>>> from engines.registry import GAMES, ENGINES
+>>> game = GAMES[ENGINES[0]]
+>>> state = game.new_game(game.info.min_players, {}, seed="doc")
+>>> seat = min(game.on_turn(state))
+>>> move, stats = search(game, game.view(state, seat), seat, random.Random(1), iterations=50)
+>>> stats.iterations, move in game.legal_moves(state, seat)
 (50, True)
 """
 
@@ -118,11 +119,12 @@ def search(
     `prior / (1 + visits)` (progressive bias) and it wins ties of visits, so that a small
     budget falls back on the policy rather than on noise while a large one lets the statistics
     decide. `reward` scores a played-out deal (default `rewards`: the deal's score change
-    relative to the other seats); a game whose matches count more than each deal's ranking gives its own (Dos: the points;
-    see `bots.heuristics`). `policy_opponents` (with a `playout` policy): below the root the
-    other seats play the policy on their own cards of each world instead of choosing by the
-    tree's statistics, which pool every hand they might hold and so play them as if blind to
-    their own cards; only the searching seat's moves are searched.
+    relative to the other seats); a game whose matches count more than each deal's ranking
+    gives its own (the points, say; see `bots.heuristics`). `policy_opponents` (with a
+    `playout` policy): below the root the other seats play the policy on their own cards of
+    each world instead of choosing by the tree's statistics, which pool every hand they might
+    hold and so play them as if blind to their own cards; only the searching seat's moves are
+    searched.
     `worlds` deals each iteration's determinization in place of `game.sample(view, rng)`
     (e.g. `bots.inference.Worlds`, weighted by what the others' moves say about their cards).
     Which games use which option, as measured: docs/levels.md.

@@ -37,7 +37,7 @@ from bots.tournament.results import ResultFile
 from bots.tournament.schedule import Match, Seating, add_seating_flags
 from common.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from engines.contract import option_argument
-from engines.registry import get_game
+from engines.registry import ENGINES, get_game
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 STATE_FILE = "ladder.json"
@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
         "programs must be running against the same server. Stop it with Ctrl-C; run the "
         "same command again to go on.",
     )
-    p.add_argument("game", help="engine name, e.g. dou_dizhu")
+    p.add_argument("game", help=f"engine name: {', '.join(ENGINES)}")
     p.add_argument("--entrants", required=True,
                    help="comma-separated entrants: bot levels, and outside entrants (ext:NAME "
                    "or a name that is no level)")

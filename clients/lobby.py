@@ -42,7 +42,8 @@ def parser() -> argparse.ArgumentParser:
         "(env CROUPIER_SERVER; default %(default)s)",
     )
     add_tls_flags(p)
-    p.add_argument("--game", default="", help="only this game, e.g. dou_dizhu")
+    p.add_argument("--game", default="",
+                   help="only this game (its engine name, as ListGames gives it)")
     p.add_argument("--status", choices=sorted(STATUSES), default="",
                    help="only tables with this status (abandoned: those closed as abandoned)")
     p.add_argument("--waiting-for-bot", action="store_true",

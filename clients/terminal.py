@@ -37,7 +37,6 @@ from clients.render import (  # noqa: F401  (generic_lines re-exported)
     seat_label,
     signed,
 )
-from clients.render.dou_dizhu import hand_text  # noqa: F401  (re-exported)
 from clients.server_address import flags_problem, not_answering, open_channel
 from common.channel import DEFAULT_SERVER, add_key_flags, add_tls_flags, api_key_of
 from common.resend import resend
@@ -105,7 +104,7 @@ def winners_word(winners: Iterable[int]) -> str:
 
 def numbered(moves: Iterable[str], width: int) -> list[str]:
     """Legal moves as ' #1) pass' cells laid out in columns that fit the terminal. The '#'
-    tells a list entry from a move that is a number (Dobro's 5, a single 5 in Dou Dizhu)."""
+    tells a list entry from a move that is a number (a card's value played alone)."""
     cells = [f"{'#' + str(i):>3}) {m}" for i, m in enumerate(moves, 1)]
     if not cells:
         return []
@@ -234,7 +233,7 @@ class Player:
     """One person at one seat: prints the table's events as they come, asks for a move when
     the table waits for this seat, and takes a typed line at any time.
 
-    Moves the seat may make but need not (announcements, Dos calls and catches, calls of a
+    Moves the seat may make but need not (announcements, calls and catches, calls of a
     forgetting) are never asked for: they are offered on a line of their own and may be typed
     whenever they are legal. Events arrive on a thread of their own; everything else (the
     screen, the RPCs that move) happens on the main thread, which waits on both the input and
@@ -632,7 +631,7 @@ def play_parser() -> argparse.ArgumentParser:
         prog="croupier play",
         description="Play a game in the terminal: you take seat 0, bots take the others.",
     )
-    parser.add_argument("game", help="game to play, e.g. dou_dizhu")
+    parser.add_argument("game", help="game to play (its engine name, as the lobby lists them)")
     _server_flag(parser)
     parser.add_argument("--name", default=os.environ.get("USER") or "player",
                         help="your name at the table (default: $USER)")
@@ -644,8 +643,8 @@ def play_parser() -> argparse.ArgumentParser:
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
     add_key_flags(parser, "with the 'tables' role")
     parser.add_argument("--auto-end", action="store_true",
-                        help="end your turn for you when ending it is all you may do (Dos: "
-                        "'end', or 'end dos' with two cards). The server never does: a turn "
+                        help="end your turn for you when ending it is all you may do (an "
+                        "'end' move of the game). The server never does: a turn "
                         "that ended by itself would tell the table what your hand allows")
     return parser
 

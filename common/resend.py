@@ -1,7 +1,7 @@
 """What a client does with a move refused ABORTED: the one rule for every client of ours.
 
 ABORTED says the table moved on from the version the move was sent at. Often only another
-seat's optional, out-of-turn move came in between (a declined announcement, a Dos call), and
+seat's optional, out-of-turn move came in between (a declined announcement, an optional call), and
 the move still means what it meant: then it is sent again at the new version instead of being
 thrown back at the player (or searched again by a bot). It is sent again only while it is
 still among the seat's legal moves and the table still waits for the same seats (`on_turn`),

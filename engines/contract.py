@@ -17,7 +17,7 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -48,6 +48,14 @@ class OptionSpec:
     doc: str
     min: int | None = None
     max: int | None = None
+    label: str = ""  # a few words a person reads in a form; default: the name in words
+    advanced: bool = False  # fixed decks, seats, limits: folded away in a form
+    aliases: tuple[str, ...] = ()  # older names new_game still accepts for this option
+
+    @property
+    def title(self) -> str:
+        """The label, or the name in words where the game gives none."""
+        return self.label or self.name.replace("_", " ")
 
     @property
     def secret(self) -> bool:
@@ -129,8 +137,32 @@ def option_argument(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def canonical_options(specs: Iterable[OptionSpec], options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options` with every alias replaced by its option's name (an older spelling kept for
+    old records and scripts); ValueError when one option is given under two names.
+
+    >>> spec = OptionSpec("deals", "int", 3, "deals in the match", aliases=("rounds",))
+    >>> canonical_options([spec], {"rounds": 2})
+    {'deals': 2}
+    """
+    out = dict(options)
+    for spec in specs:
+        for alias in spec.aliases:
+            if alias not in out:
+                continue
+            if spec.name in out:
+                raise ValueError(
+                    f"option {spec.name!r} given twice, also as {alias!r} (its older name): "
+                    "give one"
+                )
+            out[spec.name] = out.pop(alias)
+    return out
+
+
 def check_options(specs: tuple[OptionSpec, ...], options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options with defaults filled in; ValueError on an unknown name or a bad value."""
+    """Options with defaults filled in, aliases under their option's name; ValueError on an
+    unknown name, a name given twice or a bad value."""
+    options = canonical_options(specs, options)
     known = {spec.name: spec for spec in specs}
     unknown = sorted(set(options) - set(known))
     if unknown:
@@ -155,7 +187,32 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """What the rules bound in a match of given options, as learning and search code needs it
+    (OpenSpiel's utility range and longest game): the tightest simple bounds that hold for
+    every play, derived by each game from its rules."""
+
+    deals: int  # the most deals (rounds) the match plays: 1 makes its rewards come at its end
+    lowest: float  # the lowest return (match total) of any seat
+    highest: float  # the highest
+    moves: int  # the most moves (decisions, chance excluded; out-of-turn calls excepted)
+
+
+BoundsOf = Callable[[int, Mapping[str, Any]], Bounds]
+"""A game's bounds for a player count and full (checked) options."""
+
+DuplicateDeal = Callable[[int, Mapping[str, Any], random.Random], dict[str, Any]]
+"""A game's fixed deal for duplicate play: given the player count, the options and a random
+source, the options that fix every card and the dealer (its `deck` option and the like),
+drawn only from that source, so that every seating of one deal gets the same hands."""
+
+
+@dataclass(frozen=True)
 class GameInfo:
+    """Every fact about a game that code outside its package needs (as OpenSpiel's game type
+    and game info): generic code reads these instead of naming games. ListGames serves the
+    plain ones."""
+
     name: str
     title: str
     min_players: int
@@ -163,6 +220,13 @@ class GameInfo:
     options: tuple[OptionSpec, ...]
     notation: str = ""
     view_field: str = field(default="")  # the field of croupier.v1.GameView holding its view
+    # match totals always sum to zero (for every play of every option)
+    zero_sum: bool = False
+    # the options that make a match one deal (an episode of the environments, a duplicate
+    # table of a tournament); empty where every match is one deal
+    one_deal: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    bounds: BoundsOf | None = None
+    duplicate_deal: DuplicateDeal | None = None
 
 
 class Game(ABC, Generic[State, MoveT, ViewT]):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from common.masking import masked
+from engines.registry import ENGINES
 from service.config import DEFAULT_LISTEN, DEFAULT_WEB_LISTEN, ServeConfig, client_address, env
 
 READY = b"ready\n"  # what a server child of `croupier run` writes once its ports listen
@@ -426,7 +427,7 @@ def _run(args: argparse.Namespace) -> int:
             ],
             start_new_session=True,
         )
-        game_hint = f"{croupier_command()} play dou_dizhu"
+        game_hint = f"{croupier_command()} play {ENGINES[0]}"
         if args.listen != DEFAULT_LISTEN:
             game_hint += f" --server {address}"
         hint = f"in another terminal: {game_hint}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.level_names import LEVEL_NAMES
-from engines.contract import Game
+from engines.contract import Game, canonical_options
 from service.model import (
     BUDGET_OPTION,
     LABEL_OPTION,
@@ -257,6 +257,9 @@ def check_create(
         game.new_game(players, engine_options, seed)
     except ValueError as e:
         raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
+    # an option given under an older name (an alias) is kept under its name
+    stored_options = canonical_options(info.options, stored_options)
+    engine_options = game_options(stored_options)
     required = game.seat_kinds(players, engine_options)
     if required is not None:
         if not seats:

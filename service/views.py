@@ -55,7 +55,8 @@ def to_value(value: Any) -> struct_pb2.Value:
 
 def option_spec(spec: OptionSpec) -> pb.OptionSpec:
     return pb.OptionSpec(
-        name=spec.name, type=spec.type, default=to_value(spec.default), doc=spec.doc
+        name=spec.name, type=spec.type, default=to_value(spec.default), doc=spec.doc,
+        label=spec.title, advanced=spec.advanced, aliases=spec.aliases,
     )
 
 
@@ -68,6 +69,8 @@ def game_info(game: Game) -> pb.GameInfo:
         max_players=info.max_players,
         options=[option_spec(o) for o in info.options],
         notation=info.notation,
+        zero_sum=info.zero_sum,
+        one_deal=dict(info.one_deal),
     )
 
 

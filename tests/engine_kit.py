@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engines.contract import Game, IllegalMove
+from engines.contract import Game, IllegalMove, check_options
 
 
 @dataclass(frozen=True)
@@ -35,23 +35,23 @@ SETUPS: dict[str, list[Setup]] = {
     # Ranking points are not zero-sum. Every player count, with and without manual_draw; the
     # round counts kept small (rounds 0: as many rounds as players).
     "dobro": [
-        Setup(2, {"rounds": 0}, zero_sum=False),
-        Setup(3, {"rounds": 1}, zero_sum=False),
+        Setup(2, {"deals": 0}, zero_sum=False),
+        Setup(3, {"deals": 1}, zero_sum=False),
         Setup(4, {}, zero_sum=False),
-        Setup(5, {"rounds": 1}, zero_sum=False),
-        Setup(6, {"rounds": 1}, zero_sum=False),
-        Setup(2, {"manual_draw": True, "rounds": 0}, zero_sum=False),
-        Setup(3, {"manual_draw": True, "rounds": 1}, zero_sum=False),
-        Setup(4, {"manual_draw": True, "rounds": 2}, zero_sum=False),
-        Setup(5, {"manual_draw": True, "rounds": 1}, zero_sum=False),
-        Setup(6, {"manual_draw": True, "rounds": 1}, zero_sum=False),
+        Setup(5, {"deals": 1}, zero_sum=False),
+        Setup(6, {"deals": 1}, zero_sum=False),
+        Setup(2, {"manual_draw": True, "deals": 0}, zero_sum=False),
+        Setup(3, {"manual_draw": True, "deals": 1}, zero_sum=False),
+        Setup(4, {"manual_draw": True, "deals": 2}, zero_sum=False),
+        Setup(5, {"manual_draw": True, "deals": 1}, zero_sum=False),
+        Setup(6, {"manual_draw": True, "deals": 1}, zero_sum=False),
     ],
     "doppelkopf": [
         Setup(4, {"deals": 2}),
         Setup(4, {"deals": 2, "bistro": True}),
         Setup(4, {"deals": 2, "duel": True}),
         Setup(4, {"deals": 1, "tournament": True}),
-        Setup(4, {"deals": 4, "target_points": 1, "bistro": True, "tournament": True}),
+        Setup(4, {"deals": 4, "target": 1, "bistro": True, "tournament": True}),
     ],
     # Scores go down from start_score and are not zero-sum until the final RISCOS settlement
     # (checked in tests/test_sobe_e_desce_rules.py). Full matches at the default 20 points
@@ -181,8 +181,11 @@ def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int 
     res = game.result(final)
     assert res.finished and not game.to_act(final) and not game.on_turn(final)
     assert res.winners and all(0 <= w < setup.players for w in res.winners)
-    if setup.zero_sum:
+    if setup.zero_sum or game.info.zero_sum:  # GameInfo's zero_sum: the match totals
         assert sum(res.totals) == 0
+    if game.info.bounds is not None:  # the returns stay within the game's stated bounds
+        b = game.info.bounds(setup.players, check_options(game.info.options, setup.options))
+        assert all(b.lowest <= t <= b.highest for t in res.totals), (res.totals, b)
     # determinism: the same seed and moves give the same states
     state = game.new_game(setup.players, setup.options, seed)
     for (seat, move), data in zip(history, encodings, strict=True):

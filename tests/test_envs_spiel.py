@@ -16,7 +16,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from engines.envs.bounds import ZERO_SUM, max_moves, utility_bounds  # noqa: E402
+from engines.envs.bounds import max_moves, utility_bounds  # noqa: E402
 from engines.envs.episode import episode_setup  # noqa: E402
 from engines.envs.spiel import load  # noqa: E402
 from engines.registry import ENGINES, get_game  # noqa: E402
@@ -142,13 +142,11 @@ def test_a_resampled_world_keeps_its_own_exchanges() -> None:
 
 @pytest.mark.parametrize("game", ENGINES)
 def test_one_deal_games_have_terminal_rewards(game: str) -> None:
-    from engines.envs.episode import ONE_DEAL
-
     model = pyspiel.GameType.RewardModel
     assert load(game).get_type().reward_model == model.TERMINAL
-    longer = {"dou_dizhu": {"deals": 2}, "doppelkopf": {"deals": 2}, "dobro": {"rounds": 2},
+    longer = {"dou_dizhu": {"deals": 2}, "doppelkopf": {"deals": 2}, "dobro": {"deals": 2},
               "dos": {"target": 50}, "sobe_e_desce": {"max_deals": 3}}[game]
-    assert set(longer) == set(ONE_DEAL[game])
+    assert set(longer) == set(get_game(game).info.one_deal)
     assert load(game, **longer).get_type().reward_model == model.REWARDS
 
 
@@ -215,7 +213,7 @@ def test_bounds_hold_and_are_tight(game: str, players: int) -> None:
 
 @pytest.mark.parametrize("game", ENGINES)
 def test_bounds_of_longer_matches_hold(game: str) -> None:
-    longer = {"dou_dizhu": {"deals": 3}, "doppelkopf": {"deals": 2}, "dobro": {"rounds": 0,
+    longer = {"dou_dizhu": {"deals": 3}, "doppelkopf": {"deals": 2}, "dobro": {"deals": 0,
               "manual_draw": True}, "dos": {"target": 30}, "sobe_e_desce": {"max_deals": 4,
               "start_score": 5}}[game]
     engine, n, options = episode_setup(game, None, longer)
@@ -229,7 +227,7 @@ def test_bounds_of_longer_matches_hold(game: str) -> None:
 def test_zero_sum_is_declared_where_returns_are(game: str, players: int) -> None:
     g = load(game, players)
     zero = g.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
-    assert zero == (game in ZERO_SUM)
+    assert zero == get_game(game).info.zero_sum
     totals, _ = _random_matches(game, players, None, 40, 3)
     sums = Counter(sum(t) for t in totals)
     if zero:

@@ -22,7 +22,7 @@ from google.protobuf import struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from engines.registry import get_game
+from engines.registry import GAMES, get_game
 from tests.support import (
     Client,
     ServerProcess,
@@ -55,6 +55,44 @@ def test_health_reflection_ping_and_games(server: ServerProcess, client: Client)
     dd = next(g for g in games if g.name == "dou_dizhu")
     assert (dd.min_players, dd.max_players) == (3, 3)
     assert {o.name for o in dd.options} >= {"deals", "deck"}
+
+
+def test_list_games_serves_every_fact_of_the_engine_contract(client: Client) -> None:
+    """What generic clients read instead of naming games (the lobby's labels and folds, the
+    title, one-deal options, zero-sum, aliases) comes from each engine's GameInfo."""
+    games = client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
+    assert [g.name for g in games] == list(GAMES)
+    for served in games:
+        info = GAMES[served.name].info
+        assert served.title == info.title and served.zero_sum == info.zero_sum
+        assert dict(served.one_deal) == dict(info.one_deal)
+        assert [(o.name, o.label, o.advanced, tuple(o.aliases)) for o in served.options] == [
+            (o.name, o.title, o.advanced, o.aliases) for o in info.options
+        ]
+        assert all(o.label for o in served.options)
+    assert any(g.zero_sum for g in games) and not all(g.zero_sum for g in games)
+    assert any(o.aliases for g in games for o in g.options)
+
+
+def test_an_option_under_its_old_and_new_name_at_once_is_refused(client: Client) -> None:
+    """An alias (an option's older name) makes the same table as the name; both at once are
+    refused with INVALID_ARGUMENT naming both, and nothing is created."""
+    game, spec = next((g, o) for g in GAMES.values() for o in g.info.options if o.aliases)
+    value = spec.default if spec.default else 1
+    tables = {}
+    for name in (spec.name, spec.aliases[0]):
+        options = struct_pb2.Struct()
+        options.update({name: value})
+        table = client.create(game=game.info.name, options=options)
+        tables[name] = table.options[spec.name]
+    assert tables[spec.name] == tables[spec.aliases[0]] == value
+    before = len(client.stub.ListTables(pb.ListTablesRequest(), timeout=5).tables)
+    options = struct_pb2.Struct()
+    options.update({spec.name: value, spec.aliases[0]: value})
+    code, details = rpc_code(client.create, game=game.info.name, options=options)
+    assert code == C.INVALID_ARGUMENT
+    assert repr(spec.name) in details and repr(spec.aliases[0]) in details
+    assert len(client.stub.ListTables(pb.ListTablesRequest(), timeout=5).tables) == before
 
 
 def test_create_join_view_list(server: ServerProcess, client: Client) -> None:

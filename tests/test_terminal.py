@@ -21,6 +21,7 @@ from rich.console import Console
 
 from clients import terminal
 from clients.render import renderer_for
+from clients.render.dou_dizhu import hand_text
 from tests.bot_support import (
     CROUPIER,
     Server,
@@ -254,10 +255,10 @@ def test_help(command: str) -> None:
 
 
 def test_hand_is_grouped_by_rank_weakest_first() -> None:
-    assert terminal.hand_text("3345TTBR") == "33 4 5 TT B R"
-    assert terminal.hand_text("R3T3") == "33 T R"
-    assert terminal.hand_text("") == ""
-    assert terminal.hand_text("Ah Ks") == "Ah Ks"  # other games: shown as given
+    assert hand_text("3345TTBR") == "33 4 5 TT B R"
+    assert hand_text("R3T3") == "33 T R"
+    assert hand_text("") == ""
+    assert hand_text("Ah Ks") == "Ah Ks"  # other games: shown as given
 
 
 def test_moves_are_numbered_in_columns_that_fit() -> None:

@@ -45,12 +45,12 @@ sync_api = pytest.importorskip("playwright.sync_api")
 MATCH: dict[str, dict[str, object]] = {
     "dou_dizhu": {"deals": 1},
     "doppelkopf": {"deals": 1},
-    "dobro": {"rounds": 2},
+    "dobro": {"deals": 2},
     "dos": {"target": 1},
     "sobe_e_desce": {"max_deals": 2},  # two deals from 20: nobody reaches 0 in the first
 }
 # the phone plays the one-deal matches (time): the deal summary dialog is tested on the desktop
-PHONE = {"dobro": {"rounds": 1}, "sobe_e_desce": {"max_deals": 1}}
+PHONE = {"dobro": {"deals": 1}, "sobe_e_desce": {"max_deals": 1}}
 PLAYERS = {"dou_dizhu": 3, "doppelkopf": 4, "dobro": 2, "dos": 2, "sobe_e_desce": 4}
 # who acts first with a fixed deck: the seat after the dealer (or the opener)
 FIRST = {"dou_dizhu": {"dealer": 2, "face_up": 0}, "doppelkopf": {"dealer": 3}, "dobro": {"opener": 0},

@@ -263,7 +263,7 @@ class Player:
             if page.locator("#clear").count():
                 page.click("#clear")
             if target:
-                page.locator(f'.dos-row button[data-target="{target}"]').first.click()
+                page.locator(f'.target-row button[data-target="{target}"]').first.click()
             for card in cards:
                 page.locator(f'.hand-card[data-card="{card}"]:not(.selected)').first.click()
             page.click("#play")

@@ -72,7 +72,7 @@ SOLO_TOP = 4  # ... of which cards among its four highest kinds (two of each)
 SOLO_ACES_AT = 5  # aces for an aces solo (no trumps)
 VERSION = 3  # bump when the play changes: benchmark rows of another version do not count
 LEVEL_OPTIONS = {"medium": {"prior": 2.0}}
-"""Medium leans on this player's choice at its root as easy does (`prior` 2), as in Dou Dizhu:
+"""Medium leans on this player's choice at its root as easy does (`prior` 2), as in other games:
 without it, its 200 iterations depart from this player more often and worse than easy's 50
 (`bench.regret`); with it, it beats easy on the ladder, by a small margin (BENCHMARKS.md)."""
 

@@ -25,7 +25,7 @@ from bots.tournament.results import ResultFile, merge
 from bots.tournament.schedule import Seating, add_seating_flags, parse_shard, plan
 from common.channel import add_key_flags, add_tls_flags, api_key_of, check_tls_files, open_channel
 from engines.contract import option_argument
-from engines.registry import get_game
+from engines.registry import ENGINES, get_game
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the same server. Results are stored as they arrive: run the same command again to "
         "resume.",
     )
-    p.add_argument("game", help="engine name, e.g. dou_dizhu")
+    p.add_argument("game", help=f"engine name: {', '.join(ENGINES)}")
     p.add_argument("--entrants", required=True,
                    help=f"comma-separated entrants: bot levels ({', '.join(LEVELS)}) and "
                    "outside entrants (ext:NAME, or any other name)")

@@ -1,8 +1,9 @@
 """What a tournament plays: every deal once per seating of the entrants, on the same cards.
 
 The cards of a deal are fixed through each engine's `deck` option (and the dealer or opener
-option), drawn from the tournament seed, so every seating of a deal gets the same hands: a
-bot's luck of the cards cancels out (duplicate format). Where the game has one, a single-deal
+option) by the game's `GameInfo.duplicate_deal`, drawn from the tournament seed, so every
+seating of a deal gets the same hands: a bot's luck of the cards cancels out (duplicate
+format). Where the game has one, a single-deal
 match option keeps the whole table on those cards.
 """
 
@@ -16,58 +17,23 @@ from typing import Any
 
 from bots.arena import seatings
 from bots.levels import LEVELS
-from engines.dobro import cards as dobro_cards
-from engines.doppelkopf import cards as doko_cards
-from engines.dos import cards as dos_cards
-from engines.dou_dizhu import cards as dd_cards
-from engines.sobe_e_desce import cards as sd_cards
-
-# the option that makes a table one deal long, per game (deals after the first would be
-# shuffled from each table's own secret seed, different for every seating)
-SINGLE_DEAL: dict[str, dict[str, Any]] = {
-    "dou_dizhu": {"deals": 1},
-    "doppelkopf": {"deals": 1},
-    "dobro": {"rounds": 1},
-    "sobe_e_desce": {"max_deals": 1},
-    "dos": {"target": 1},  # any round scores at least a point: the first round ends the match
-}
-
-
-def _deck(game: str, players: int, options: dict[str, Any], rng: random.Random) -> list[str]:
-    """Every card of the game's deck once (as its `deck` option lists them), shuffled."""
-    if game == "dou_dizhu":
-        deck = [dd_cards.card_text(c) for c in range(54)]
-    elif game == "doppelkopf":
-        kinds = [k for k in range(doko_cards.N_KINDS)
-                 if not (options.get("bistro") and k in doko_cards.NINES)]
-        deck = [doko_cards.TEXT[k] for k in kinds for _ in range(2)]
-    elif game == "dobro":
-        deck = [dobro_cards.CODES[k] for k in dobro_cards.deck_list(players)]
-    elif game == "sobe_e_desce":
-        deck = list(sd_cards.CARD_TEXT)
-    elif game == "dos":
-        deck = dos_cards.codes(dos_cards.full_deck()).split()
-    else:
-        raise ValueError(f"no way to fix the cards of {game!r}: duplicate format needs its deck")
-    rng.shuffle(deck)
-    return deck
+from engines.contract import canonical_options
+from engines.registry import get_game
 
 
 def deal_options(
     game: str, players: int, options: dict[str, Any], seed: str, deal: int
 ) -> dict[str, Any]:
-    """The table options of deal `deal`: the same for every seating of that deal."""
+    """The table options of deal `deal`: the same for every seating of that deal. A single-deal
+    match (`GameInfo.one_deal`: deals after the first would be shuffled from each table's own
+    secret seed, different for every seating) on the cards the game's `duplicate_deal` fixes,
+    drawn from the tournament seed; options given explicitly override the one-deal ones."""
+    info = get_game(game).info
+    if info.duplicate_deal is None:
+        raise ValueError(f"no way to fix the cards of {game!r}: duplicate format needs its deck")
     rng = random.Random(f"{seed}/deal/{deal}")
-    out = {**SINGLE_DEAL.get(game, {}), **options}
-    out["deck"] = " ".join(_deck(game, players, out, rng))
-    if game == "dou_dizhu":
-        out.setdefault("dealer", rng.randrange(players))
-        out.setdefault("face_up", rng.randrange(51))
-    elif game in ("doppelkopf", "sobe_e_desce", "dos"):
-        out.setdefault("dealer", rng.randrange(players))
-    elif game == "dobro":
-        out.setdefault("opener", rng.randrange(players))
-    return out
+    out = {**info.one_deal, **canonical_options(info.options, options)}
+    return info.duplicate_deal(players, out, rng)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ V = TypeVar("V", bound=Message)
 class Renderer(Generic[V]):
     """How one game's view reads in a terminal. The defaults dump the message generically."""
 
-    # Whether a bare number may be a move of the game (Dou Dizhu's single 5, Dobro's 5): then a
+    # Whether a bare number may be a move of the game (a card's value played alone): then a
     # typed number is always notation, and list entries are picked with '#N' only. Games
     # without such moves set it False, so a bare number picks from the list as '#N' does.
     numbers_are_moves = True
@@ -106,7 +106,7 @@ class Renderer(Generic[V]):
 
     def news(self, view: V, move: str) -> bool:
         """Whether another seat's `move` is worth a line for the player: False for moves that
-        change nothing on the screen (Doppelkopf's 'no announcement for now'), which would
+        change nothing on the screen (a declined announcement, say), which would
         otherwise print like a move and ask for the player's move again each time."""
         return True
 

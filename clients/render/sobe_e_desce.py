@@ -12,7 +12,7 @@ from clients.render import Renderer, plural, seat_label
 RANKS = "23456QJK7A"
 SUITS = "cdhs"
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
-SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}  # as the Doppelkopf layout writes suits
+SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}  # as the other French-card layouts write suits
 LETTERS = {v: k for k, v in SYMBOLS.items()}
 CARD = re.compile(r"\b([2-7QJKA])([cdhs])\b")
 TRUMP = sobe_e_desce_pb2.SOBE_E_DESCE_PHASE_TRUMP

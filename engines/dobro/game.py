@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dobro_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.dobro import bounds
 from engines.dobro.cards import (
     CODES,
     KIND_NAMES,
@@ -153,9 +154,11 @@ install_copy(DobroState, DobroState.__slots__)
 
 OPTIONS = (
     OptionSpec(
-        "rounds", "int", 3,
-        "Rounds in the match; 0 plays as many rounds as there are players (the longer variant).",
+        "deals", "int", 3,
+        "Rounds (deals) in the match; 0 plays as many rounds as there are players (the longer "
+        "variant). Also accepted under its older name `rounds`.",
         0, 20,
+        label="Rounds (0: one per player)", aliases=("rounds",),
     ),
     OptionSpec(
         "manual_draw", "bool", False,
@@ -163,6 +166,7 @@ OPTIONS = (
         "ending it short of cards while the pile has some is a forgetting that any other "
         "player may call ('call N'), giving the forgetful seat the Oubli card (+1 point). "
         "Off: hands are refilled automatically and the Oubli card never moves.",
+        label="Draw by hand (forgetting and the Oubli card)",
     ),
     OptionSpec(
         "deck", "cards", "",
@@ -170,10 +174,12 @@ OPTIONS = (
         "each card of the deck once (57 cards; 55 with two players, who use no R). Seat 0 gets "
         "the first hand, seat 1 the next...; with two players the next 10 are set aside; the "
         "rest is the draw pile. Empty: shuffled from the table's seed.",
+        label="Fixed deck (card codes)", advanced=True,
     ),
     OptionSpec(
         "opener", "int", -1, "Seat opening the first auction of the match; -1: drawn from the seed.",
         -1, MAX_PLAYERS - 1,
+        label="First opener (seat, -1 random)", advanced=True,
     ),
 )
 
@@ -192,6 +198,10 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
         options=OPTIONS,
         notation=NOTATION,
         view_field="dobro",
+        zero_sum=False,
+        one_deal={"deals": 1},
+        bounds=bounds.bounds,
+        duplicate_deal=bounds.duplicate_deal,
     )
 
     # --- set-up -------------------------------------------------------------------------
@@ -210,7 +220,7 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
         s = object.__new__(DobroState)
         s.seed = str(seed)
         s.players = players
-        s.rounds = opts["rounds"] or players
+        s.rounds = opts["deals"] or players
         s.manual = opts["manual_draw"]
         s.deck_option = deck
         s.opener_option = opts["opener"]

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import doppelkopf_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.doppelkopf import bounds
 from engines.doppelkopf.cards import (
     CLUB_JACK,
     CLUB_QUEEN,
@@ -178,33 +179,42 @@ class DoppelkopfState(SlotState):
 install_copy(DoppelkopfState, DoppelkopfState.__slots__)
 
 OPTIONS = (
-    OptionSpec("deals", "int", 4, "Deals in the session.", 1, 1000),
+    OptionSpec("deals", "int", 4, "Deals in the session.", 1, 1000, label="Deals in the session"),
     OptionSpec(
-        "target_points", "int", 0,
+        "target", "int", 0,
         "End the session as soon as a player's total reaches this (0: no target). If set and "
-        "not reached within `deals` deals, the session ends without a winner.", 0, 100000,
+        "not reached within `deals` deals, the session ends without a winner. Also accepted "
+        "under its older name `target_points`.", 0, 100000,
+        label="End at this many points (0: none)", aliases=("target_points",),
     ),
     OptionSpec(
         "bistro", "bool", False,
         "Bistro (Kneipe) mode: no nines (10 cards each), pure colour solos, every solo "
         "announces at least no 90, the soloist leads, swines, Charlie, no shuffle between deals.",
+        label="Bistro (Kneipe) rules",
     ),
     OptionSpec(
         "duel", "bool", False,
         "Duel mode: people at seats 0 and 2 against computers at 1 and 3, never on the same "
         "party in a normal game; computers announce nothing and play no solo.",
+        label="Duel: people at seats 1 and 3 against computers",
     ),
     OptionSpec(
         "tournament", "bool", False,
         "Tournament display: views carry the raw history only (no running card points, no "
         "derived parties, no announcement summary).",
+        label="Tournament display (no helper info)", advanced=True,
     ),
     OptionSpec(
         "deck", "cards", "",
         "Card order of the first deal, top first: 48 codes (40 in Bistro) such as 'Qc Th 9d "
         "...', dealt from the dealer's left in packets of 3 (Bistro: 3-4-3). Empty: shuffled.",
+        label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (
@@ -552,6 +562,10 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         options=OPTIONS,
         notation=NOTATION,
         view_field="doppelkopf",
+        zero_sum=True,
+        one_deal={"deals": 1},
+        bounds=bounds.bounds,
+        duplicate_deal=bounds.duplicate_deal,
     )
 
     # --- set-up -------------------------------------------------------------------------
@@ -571,7 +585,7 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         s = object.__new__(DoppelkopfState)
         s.seed = str(seed)
         s.deals = opts["deals"]
-        s.target = opts["target_points"]
+        s.target = opts["target"]
         s.bistro = opts["bistro"]
         s.duel = opts["duel"]
         s.tournament = opts["tournament"]

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dos_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.dos import bounds
 from engines.dos.cards import (
     CODES,
     COPIES,
@@ -117,24 +118,33 @@ class DosState(SlotState):
 install_copy(DosState, DosState._FIELDS, cleared=('_moves',))
 
 OPTIONS = (
-    OptionSpec("target", "int", 200, "Points that win the match (scored by going out).", 1, 100_000),
+    OptionSpec(
+        "target", "int", 200, "Points that win the match (scored by going out).", 1, 100_000,
+        label="Points that win the match",
+    ),
     OptionSpec(
         "official_no_match", "bool", False,
         "Official rule: a player who matches nothing in a turn (after drawing) must add one card "
         "from hand to the centre row.",
+        label="Official rule: add a card when you match nothing",
     ),
     OptionSpec(
         "max_turns", "int", 1000,
         "Turns after which a round ends blocked: the lowest hand wins it and scores the others.",
         10, 100_000,
+        label="Turn limit of a round", advanced=True,
     ),
     OptionSpec(
         "deck", "cards", "",
         "Card order of the first round, top first: the 108 codes (b7, r10, g#, w2...). Card k "
         "goes to seat (dealer + 1 + k) mod players while k < 7 x players; the next two start "
         "the centre row, the rest is the draw pile. Empty: shuffled from the table's seed.",
+        label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first round; -1: drawn from the seed.", -1, 3),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first round; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (
@@ -512,6 +522,10 @@ class Dos(Game[DosState, Move, pb.DosView]):
         options=OPTIONS,
         notation=NOTATION,
         view_field="dos",
+        zero_sum=False,
+        one_deal={"target": 1},  # every round scores its winner a point: the first ends the match
+        bounds=bounds.bounds,
+        duplicate_deal=bounds.duplicate_deal,
     )
 
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DosState:

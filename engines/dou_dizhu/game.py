@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dou_dizhu_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.dou_dizhu import bounds
 from engines.dou_dizhu.cards import (
     FULL_DECK,
     N_RANKS,
@@ -109,23 +110,32 @@ class DouDizhuState(SlotState):
 install_copy(DouDizhuState, DouDizhuState.__slots__)
 
 OPTIONS = (
-    OptionSpec("deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000),
+    OptionSpec(
+        "deals", "int", 1, "Deals in the match; equal final totals are a draw.", 1, 1000,
+        label="Deals in the match",
+    ),
     OptionSpec(
         "max_redeals", "int", 3,
         "All-pass deals in a row after which the first bidder of the last one becomes landlord "
         "at bid 1.", 1, 100,
+        label="All-pass redeals before a forced landlord", advanced=True,
     ),
     OptionSpec(
         "deck", "cards", "",
         "Card order of the first deal, top first, 54 codes such as '3s 3h ... B R' (suits s h d "
         "c; jokers B and R). Card k goes to seat (dealer + 1 + k) mod 3; the last 3 are the "
         "kitty. Empty: shuffled from the table's seed.",
+        label="Fixed deck (card codes)", advanced=True,
     ),
     OptionSpec(
         "face_up", "int", -1,
         "Index (0-50) in the first deal of the face-up card; -1: drawn from the seed.", -1, 50,
+        label="Face-up card index", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 2),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 2,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (
@@ -160,6 +170,10 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
         options=OPTIONS,
         notation=NOTATION,
         view_field="dou_dizhu",
+        zero_sum=True,
+        one_deal={"deals": 1},
+        bounds=bounds.bounds,
+        duplicate_deal=bounds.duplicate_deal,
     )
 
     # --- set-up -------------------------------------------------------------------------

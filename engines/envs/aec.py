@@ -1,10 +1,11 @@
 """Croupier's games as PettingZoo AEC environments, generic over the engine and its codec.
 
->>> e = env("dos", players=3)
+>>> from engines.registry import ENGINES
+>>> e = env(ENGINES[0])
 >>> e.reset(seed=7)
 >>> obs, reward, terminated, truncated, info = e.last()
->>> obs["observation"].shape, int(obs["action_mask"].sum()) > 0, info["view"].seat
-((420,), True, 0)
+>>> int(obs["action_mask"].sum()) > 0, e.agent_selection == f"player_{info['view'].seat}"
+(True, True)
 
 The rules stay the engine's: the acting agent is a seat the engine waits for (`on_turn`), its
 legal moves become the action mask through the codec, and a chosen action is played as the

@@ -1,8 +1,8 @@
 """What one episode of each game is, shared by the PettingZoo and OpenSpiel environments.
 
 An episode is one match of the given options. By default it is a one-deal match where the
-game has an option for it, so that an episode is one deal (the unit a bot searches and a
-learner is rewarded for); options given explicitly override these.
+game has an option for it (`GameInfo.one_deal`), so that an episode is one deal (the unit a
+bot searches and a learner is rewarded for); options given explicitly override these.
 """
 
 from __future__ import annotations
@@ -10,17 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines.contract import Game, check_options
+from engines.contract import Game, canonical_options, check_options
 from engines.registry import get_game
-
-# the option that makes a match one deal, per game
-ONE_DEAL: dict[str, dict[str, Any]] = {
-    "dou_dizhu": {"deals": 1},
-    "doppelkopf": {"deals": 1},
-    "dobro": {"rounds": 1},
-    "dos": {"target": 1},  # every round gives its winner a point: the first ends the match
-    "sobe_e_desce": {"max_deals": 1},
-}
 
 
 def episode_setup(
@@ -37,5 +28,6 @@ def episode_setup(
             f"{engine.info.title} is played by {engine.info.min_players} to "
             f"{engine.info.max_players} players, not {n}"
         )
-    merged = {**ONE_DEAL.get(game, {}), **(options or {})}
+    given = canonical_options(engine.info.options, options or {})
+    merged = {**engine.info.one_deal, **given}
     return engine, n, check_options(engine.info.options, merged)

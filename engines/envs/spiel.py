@@ -2,23 +2,24 @@
 
 >>> import pyspiel
 >>> import engines.envs.spiel
->>> game = pyspiel.load_game("croupier_dos", {"players": 3})
->>> game.num_players(), game.num_distinct_actions(), game.observation_tensor_shape()
-(3, 6035, [420])
+>>> from engines.registry import ENGINES
+>>> game = pyspiel.load_game(f"croupier_{ENGINES[0]}")
+>>> game.num_players() >= 2, game.num_distinct_actions() > 0, len(game.observation_tensor_shape())
+(True, True, 1)
 
 Game type: sequential, imperfect information, explicit chance. The deal is chance: the first
 four moves are chance nodes of 256 equally likely outcomes each, whose bytes make the seed
 the engine deals the match from (`new_game`), so a history of actions replays exactly and the
 default serialization works; everything random later in the match (redeals, reshuffles)
-follows from that seed as it does at a table. Dou Dizhu, Doppelkopf and Sobe e Desce are
-zero-sum, Dobro and Dos general-sum; the returns are the match totals as the engine scores
+follows from that seed as it does at a table. A game is zero-sum where its GameInfo says so
+(`zero_sum`), else general-sum; the returns are the match totals as the engine scores
 them. A one-deal episode (the default) has terminal rewards, as OpenSpiel's MCTS bots need; a
 longer match gets its rewards at each deal's end. Utility bounds and the longest game follow
-from the rules (engines/envs/bounds.py).
+from the rules (each game's `GameInfo.bounds`, engines/envs/bounds.py).
 
 Parameters: `players` (default the game's smallest table) and every engine option (default
 as the engine's, but a one-deal match where the game has an option for it,
-engines/envs/episode.py).
+`GameInfo.one_deal`, engines/envs/episode.py).
 
 Actions are the codec's; the acting player is a seat the engine waits for (`on_turn`): as in
 the PettingZoo environment, seats that may only act out of turn are never offered those moves.
@@ -42,9 +43,9 @@ import pyspiel
 from google.protobuf import text_format
 
 from engines.contract import Game
-from engines.envs.bounds import ZERO_SUM, max_deals, max_moves, utility_bounds
+from engines.envs.bounds import max_deals, max_moves, utility_bounds
 from engines.envs.codec import Codec
-from engines.envs.episode import ONE_DEAL, episode_setup
+from engines.envs.episode import episode_setup
 from engines.envs.registry import get_codec
 from engines.registry import ENGINES, get_game
 
@@ -351,7 +352,7 @@ def _game_type(name: str, one_deal: bool) -> pyspiel.GameType:
     episode is one deal, else at every deal's end (REWARDS)."""
     engine = get_game(name)
     defaults: dict[str, Any] = {spec.name: spec.default for spec in engine.info.options}
-    defaults.update(ONE_DEAL.get(name, {}))
+    defaults.update(engine.info.one_deal)
     model = pyspiel.GameType.RewardModel
     return pyspiel.GameType(
         short_name=f"croupier_{name}",
@@ -359,7 +360,7 @@ def _game_type(name: str, one_deal: bool) -> pyspiel.GameType:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=(pyspiel.GameType.Utility.ZERO_SUM if name in ZERO_SUM
+        utility=(pyspiel.GameType.Utility.ZERO_SUM if engine.info.zero_sum
                  else pyspiel.GameType.Utility.GENERAL_SUM),
         reward_model=model.TERMINAL if one_deal else model.REWARDS,
         max_num_players=engine.info.max_players,
@@ -390,7 +391,7 @@ class CroupierGame(pyspiel.Game):
             num_players=n,
             min_utility=low,
             max_utility=high,
-            utility_sum=0.0 if name in ZERO_SUM else None,
+            utility_sum=0.0 if engine.info.zero_sum else None,
             max_game_length=setup.max_moves,
         )
         super().__init__(_game_type(name, setup.one_deal), info, {"players": n, **options})

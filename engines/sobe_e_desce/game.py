@@ -17,6 +17,7 @@ from croupier.v1 import sobe_e_desce_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
 from engines.slots import SlotState, install_copy
+from engines.sobe_e_desce import bounds
 from engines.sobe_e_desce.cards import (
     ABOVE,
     ACE,
@@ -135,11 +136,13 @@ OPTIONS = (
         "start_score", "int", 20,
         "Points every player starts with; the first to reach 0 or below wins. Lower it for "
         "short matches.", 1, 100,
+        label="Starting score (first to 0 wins)",
     ),
     OptionSpec(
         "max_deals", "int", 200,
         "Bound on the deals of a match: after this many the lowest score wins (ties to the "
         "earliest in play order from the last trump chooser).", 1, 10_000,
+        label="Most deals in a match", advanced=True,
     ),
     OptionSpec(
         "deck", "cards", "",
@@ -147,8 +150,12 @@ OPTIONS = (
         "5 6 Q J K 7 A, suits c d h s). Cards 1-12 go 3 at a time to the seats from the one "
         "after the dealer, 13-20 two at a time in the same order, 21-40 are the stock. Empty: "
         "shuffled from the table's seed.",
+        label="Fixed deck (card codes)", advanced=True,
     ),
-    OptionSpec("dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3),
+    OptionSpec(
+        "dealer", "int", -1, "Seat dealing the first deal; -1: drawn from the seed.", -1, 3,
+        label="First dealer (seat, -1 random)", advanced=True,
+    ),
 )
 
 NOTATION = (
@@ -221,6 +228,10 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
         options=OPTIONS,
         notation=NOTATION,
         view_field="sobe_e_desce",
+        zero_sum=True,  # the final settlement moves points between players
+        one_deal={"max_deals": 1},
+        bounds=bounds.bounds,
+        duplicate_deal=bounds.duplicate_deal,
     )
 
     # --- set-up -------------------------------------------------------------------------

@@ -5,9 +5,11 @@ import { useEffect, useState } from "preact/hooks";
 import { Lobby } from "./lobby/Lobby";
 import { TablePage } from "./table/TablePage";
 
+// "#/table/<id>", or "#/table/<id>?plain": the generic table, as a game without a web module
+// of its own gets
 function route(): string | null {
-  const m = location.hash.match(/^#\/table\/([\w-]+)/);
-  return m ? m[1] : null;
+  const m = location.hash.match(/^#\/table\/([\w-]+)(\?plain)?/);
+  return m ? m[0] : null;
 }
 
 function App() {
@@ -17,7 +19,9 @@ function App() {
     window.addEventListener("hashchange", on);
     return () => window.removeEventListener("hashchange", on);
   }, []);
-  return table ? <TablePage key={table} tableId={table} /> : <Lobby />;
+  if (!table) return <Lobby />;
+  const [id, plain] = table.slice("#/table/".length).split("?");
+  return <TablePage key={table} tableId={id} plain={plain !== undefined} />;
 }
 
 const root = document.getElementById("app")!;

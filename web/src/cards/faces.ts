@@ -1,15 +1,18 @@
 // What a card looks like, independent of any game's notation: the game modules turn their
-// card codes into one of these faces and the card components draw them.
+// card codes into one of these faces and the card components draw them. French cards come from
+// a package; a game whose cards no package draws draws them itself (a "drawn" face, and a
+// plain back of its colour and word).
+import type { JSX } from "preact";
 export type Suit = "c" | "d" | "h" | "s";
 export type FrenchRank = "A" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "10" | "J" | "Q" | "K";
 
 export type Face =
   | { kind: "french"; rank: FrenchRank; suit: Suit }
   | { kind: "joker"; colour: "black" | "red" }
-  | { kind: "dos"; colour: "b" | "g" | "r" | "y" | "w"; value: string }
-  | { kind: "dobro"; value: string };
+  | { kind: "drawn"; label: string; draw: () => JSX.Element };
 
-export type Back = "french" | "dos" | "dobro";
+/** The French pattern, or a plain back of a colour with a word on it. */
+export type Back = "french" | { fill: string; word: string };
 
 const SUIT_NAMES: Record<Suit, string> = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const SUIT_SYMBOLS: Record<Suit, string> = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -17,7 +20,6 @@ const RANK_NAMES: Record<FrenchRank, string> = {
   A: "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
   "9": "nine", "10": "ten", J: "jack", Q: "queen", K: "king",
 };
-const DOS_COLOURS: Record<string, string> = { b: "blue", g: "green", r: "red", y: "yellow", w: "wild" };
 
 export function suitName(s: Suit): string {
   return SUIT_NAMES[s];
@@ -33,11 +35,8 @@ export function faceLabel(f: Face): string {
       return `${RANK_NAMES[f.rank]} of ${SUIT_NAMES[f.suit]}`;
     case "joker":
       return `${f.colour} joker`;
-    case "dos":
-      if (f.colour === "w") return "wild DOS (a 2 of any colour)";
-      return f.value === "#" ? `${DOS_COLOURS[f.colour]} wild #` : `${DOS_COLOURS[f.colour]} ${f.value}`;
-    case "dobro":
-      return f.value === "J" ? "joker" : f.value === "S" ? "skip" : f.value === "R" ? "reverse" : `value ${f.value}`;
+    case "drawn":
+      return f.label;
   }
 }
 
@@ -48,8 +47,7 @@ export function faceShort(f: Face): string {
       return `${f.rank}${SUIT_SYMBOLS[f.suit]}`;
     case "joker":
       return f.colour === "red" ? "big joker" : "small joker";
-    case "dos":
-    case "dobro":
-      return faceLabel(f);
+    case "drawn":
+      return f.label;
   }
 }

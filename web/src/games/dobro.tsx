@@ -1,13 +1,47 @@
 // Dobro: the auction pile and the value in play in the centre, the direction of play, every
 // seat's score pile as a count, the Oubli card where it is.
-import type { Face } from "../cards/faces";
+import type { JSX } from "preact";
+import type { Back, Face } from "../cards/faces";
+import { H, W } from "../cards/Card";
 import { CardRow, CentreLine, Info } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import type { DobroView } from "../gen/croupier/v1/dobro_pb";
-import { sumSheet } from "./douDizhu";
+import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
-const face = (code: string): Face => ({ kind: "dobro", value: code });
+// Dobro cards, which no package draws: a number 2-12, or the joker, skip and reverse
+const BACK: Back = { fill: "#7a2e12", word: "DOBRO" };
+
+// Dobro's numbers by band, so that a hand reads at a glance; the specials stand apart
+const DOBRO_FILL = (v: string): string =>
+  v === "J" ? "#6a1b9a" : v === "S" ? "#37474f" : v === "R" ? "#00695c"
+    : Number(v) <= 4 ? "#1565c0" : Number(v) <= 8 ? "#2e7d32" : "#c62828";
+
+function DobroFace({ f }: { f: { value: string } }): JSX.Element {
+  const fill = DOBRO_FILL(f.value);
+  const big = f.value === "J" ? "★" : f.value === "S" ? "⊘" : f.value === "R" ? "⇄" : f.value;
+  const word = f.value === "J" ? "JOKER" : f.value === "S" ? "SKIP" : f.value === "R" ? "REVERSE" : "";
+  const corner = f.value === "J" ? "★" : f.value === "S" ? "S" : f.value === "R" ? "R" : f.value;
+  return (
+    <g>
+      <rect x="2" y="2" width={W - 4} height={H - 4} rx="14" fill="#fffaf0" stroke="#333" stroke-width="2" />
+      <rect x="12" y="12" width={W - 24} height={H - 24} rx="10" fill="none" stroke={fill} stroke-width="5" />
+      <circle cx={W / 2} cy={H / 2 - 4} r="58" fill={fill} />
+      <text x={W / 2} y={H / 2 + 26} text-anchor="middle" font-size={big.length > 1 ? 66 : 82} font-weight="800"
+        font-family="Arial, sans-serif" fill="#fff">{big}</text>
+      {word && <text x={W / 2} y={H - 36} text-anchor="middle" font-size="22" font-weight="700"
+        font-family="Arial, sans-serif" fill={fill}>{word}</text>}
+      <text x="24" y="50" font-size="32" font-weight="800" font-family="Arial, sans-serif" fill={fill}>{corner}</text>
+      <text x={W - 24} y={H - 66} font-size="32" font-weight="800" font-family="Arial, sans-serif" fill={fill}
+        text-anchor="end" transform={`rotate(180 ${W - 40} ${H - 78})`}>{corner}</text>
+    </g>
+  );
+}
+
+const words = (v: string): string =>
+  v === "J" ? "joker" : v === "S" ? "skip" : v === "R" ? "reverse" : `value ${v}`;
+
+const face = (code: string): Face => ({ kind: "drawn", label: words(code), draw: () => <DobroFace f={{ value: code }} /> });
 const ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "J", "S", "R"];
 
 /** The hand cards a move plays: "66" two 6s, "J:10" a joker, "skip" the skip card. */
@@ -43,7 +77,7 @@ function label(m: string, names: string[]): string {
 
 export const dobro: GameModule<DobroView> = {
   name: "dobro",
-  back: "dobro",
+  back: BACK,
   clockwise: true,
   unwrap: (v: GameView | undefined) => (v?.game.case === "dobro" ? v.game.value : undefined),
   hand: (g) => g.hand.split(" ").filter(Boolean).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))
@@ -78,7 +112,7 @@ export const dobro: GameModule<DobroView> = {
         <span class="big-caption">value in play · {g.direction > 0 ? "↻ clockwise" : "↺ reversed"}</span>
       </div>
       <Info label="Auction">
-        {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back="dobro" small cls="auction" />
+        {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back={BACK} small cls="auction" />
           : <span class="muted">empty: {g.turn >= 0 ? names[g.turn] : "nobody"} opens</span>}
       </Info>
       {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}

@@ -7,7 +7,7 @@ import { suitSymbol } from "../cards/faces";
 import { CardRow, CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DoppelkopfPhase, type DoppelkopfView } from "../gen/croupier/v1/doppelkopf_pb";
-import { sumSheet } from "./douDizhu";
+import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
 // engines/doppelkopf/moves.py CONTRACT_NAMES, in words

@@ -1,19 +1,63 @@
 // Dos: the centre row in colour, each card a target to pick before the hand cards that match
 // it; the Dos call and the catch as always-on buttons.
-import type { Face } from "../cards/faces";
-import { faceLabel } from "../cards/faces";
-import { CardSvg } from "../cards/Card";
+import type { JSX } from "preact";
+import type { Back, Face } from "../cards/faces";
+import { CardSvg, H, W } from "../cards/Card";
 import { CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import type { DosView } from "../gen/croupier/v1/dos_pb";
-import { sumSheet } from "./douDizhu";
+import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
-function face(code: string): Face {
-  if (code === "w2") return { kind: "dos", colour: "w", value: "2" };
-  return { kind: "dos", colour: code[0] as "b" | "g" | "r" | "y", value: code.slice(1) };
+// Dos cards, which no package draws: a colour (or wild) and a number or #
+interface DosCard { colour: "b" | "g" | "r" | "y" | "w"; value: string }
+const COLOURS: Record<string, string> = { b: "blue", g: "green", r: "red", y: "yellow", w: "wild" };
+const BACK: Back = { fill: "#222", word: "DOS" };
+
+const DOS_FILL: Record<string, string> = { b: "#1f5fbf", g: "#2e8b3a", r: "#c8202c", y: "#e0a800", w: "#222" };
+
+function DosFace({ f }: { f: DosCard }): JSX.Element {
+  const fill = DOS_FILL[f.colour];
+  const text = f.colour === "w" ? "2" : f.value;
+  return (
+    <g>
+      <rect x="2" y="2" width={W - 4} height={H - 4} rx="14" fill="#fff" stroke="#333" stroke-width="2" />
+      <rect x="10" y="10" width={W - 20} height={H - 20} rx="10" fill={fill} />
+      {f.colour === "w" ? (
+        <g>
+          <path d={`M${W / 2} ${H / 2} L${W / 2} 40 A70 85 0 0 1 ${W - 22} ${H / 2} Z`} fill={DOS_FILL.r} />
+          <path d={`M${W / 2} ${H / 2} L${W - 22} ${H / 2} A70 85 0 0 1 ${W / 2} ${H - 40} Z`} fill={DOS_FILL.y} />
+          <path d={`M${W / 2} ${H / 2} L${W / 2} ${H - 40} A70 85 0 0 1 22 ${H / 2} Z`} fill={DOS_FILL.g} />
+          <path d={`M${W / 2} ${H / 2} L22 ${H / 2} A70 85 0 0 1 ${W / 2} 40 Z`} fill={DOS_FILL.b} />
+        </g>
+      ) : (
+        <ellipse cx={W / 2} cy={H / 2} rx="62" ry="86" fill="#fff" transform={`rotate(20 ${W / 2} ${H / 2})`} />
+      )}
+      <text x={W / 2} y={H / 2 + 30} text-anchor="middle" font-size={text.length > 1 ? 78 : 96} font-weight="900"
+        font-family="Arial Black, Arial, sans-serif" fill={f.colour === "w" ? "#fff" : fill}
+        stroke={f.colour === "w" ? "#222" : "none"} stroke-width="3">{text}</text>
+      <text x="22" y="48" font-size="34" font-weight="900" font-family="Arial, sans-serif" fill="#fff">{text}</text>
+      <text x={W - 22} y={H - 24} font-size="34" font-weight="900" font-family="Arial, sans-serif" fill="#fff"
+        text-anchor="end">{text}</text>
+    </g>
+  );
 }
-const words = (code: string) => faceLabel(face(code));
+
+function card(code: string): DosCard {
+  if (code === "w2") return { colour: "w", value: "2" };
+  return { colour: code[0] as "b" | "g" | "r" | "y", value: code.slice(1) };
+}
+
+function words(code: string): string {
+  const f = card(code);
+  if (f.colour === "w") return "wild DOS (a 2 of any colour)";
+  return f.value === "#" ? `${COLOURS[f.colour]} wild #` : `${COLOURS[f.colour]} ${f.value}`;
+}
+
+function face(code: string): Face {
+  const f = card(code);
+  return { kind: "drawn", label: words(code), draw: () => <DosFace f={f} /> };
+}
 
 function plan(m: string): { cards: string[]; target?: string } | null {
   const on = m.match(/^(\S+) on (\S+)$/);
@@ -33,7 +77,7 @@ function label(m: string): string {
 
 export const dos: GameModule<DosView> = {
   name: "dos",
-  back: "dos",
+  back: BACK,
   clockwise: true,
   unwrap: (v: GameView | undefined) => (v?.game.case === "dos" ? v.game.value : undefined),
   hand: (g) => g.hand.split(" ").filter(Boolean).map((c) => ({ code: c, face: face(c) })),
@@ -55,12 +99,12 @@ export const dos: GameModule<DosView> = {
     return (
       <div class="centre-dos">
         <div class="info-label">Centre row: pick the card to match, then your card(s)</div>
-        <div class="dos-row" role="group" aria-label="centre row: pick the card to match">
+        <div class="target-row" role="group" aria-label="centre row: pick the card to match">
           {row.map((c, i) => (
             <button type="button" key={`${c}-${i}`} class={`card target ${target === c ? "selected" : ""} ${matched.has(i) ? "matched" : ""}`}
               data-target={c} aria-pressed={target === c} aria-label={`centre card ${words(c)}`}
               onClick={() => onTarget(target === c ? undefined : c)}>
-              <CardSvg face={face(c)} back="dos" />
+              <CardSvg face={face(c)} back={BACK} />
             </button>
           ))}
         </div>
@@ -91,6 +135,7 @@ export const dos: GameModule<DosView> = {
   sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), "Round"),
   finalLabel: "points (first to the target wins)",
   progress: (g) => `Round ${g.round + 1} · first to ${g.target} point${g.target === 1 ? "" : "s"}`,
+  pickFirst: "a centre card",
   autoEnd: (legal) => {
     const turn = legal.filter((m) => m !== "dos" && m !== "catch");
     if (!turn.length || !turn.every((m) => m === "end" || m === "end dos")) return undefined;

@@ -4,6 +4,7 @@ import type { Face, FrenchRank, Suit } from "../cards/faces";
 import { CardRow, CentreLine, Info } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DouDizhuPhase, type DouDizhuView } from "../gen/croupier/v1/dou_dizhu_pb";
+import { sumSheet } from "./sheet";
 import type { GameModule, HandCard, SeatNote } from "./types";
 
 const ORDER = "3456789TJQKA2BR";
@@ -162,11 +163,3 @@ function faceUp(code: string): Face {
   return { kind: "french", rank: (r === "T" ? "10" : r) as FrenchRank, suit: code.slice(-1) as Suit };
 }
 
-export function sumSheet(names: string[], rows: number[][], what: string): { header: string[]; rows: string[][]; totals: string[] } {
-  const totals = names.map((_, i) => rows.reduce((s, r) => s + (r[i] ?? 0), 0));
-  return {
-    header: [what, ...names],
-    rows: rows.map((r, k) => [String(k + 1), ...r.map(String)]),
-    totals: ["Total", ...totals.map(String)],
-  };
-}

@@ -7,7 +7,7 @@ import type { GameView, TableView } from "../gen/croupier/v1/croupier_pb";
 /** A card in a hand: its code in the game's notation, and how it looks. */
 export interface HandCard { code: string; face: Face }
 
-/** What a move takes from the table: cards from the hand and, in Dos, a centre card. */
+/** What a move takes from the table: cards from the hand and, in some games, a centre card. */
 export interface Plan { cards: string[]; target?: string }
 
 /** What the table shows at one seat besides its name and hand size. */
@@ -21,7 +21,7 @@ export interface CentreProps<G> {
   g: G;
   view: TableView;
   names: string[];
-  target: string | undefined;          // the centre card picked (Dos)
+  target: string | undefined;          // the centre card picked, in games that have one
   onTarget: (code: string | undefined) => void;
 }
 
@@ -38,7 +38,7 @@ export interface ScoreSheet { header: string[]; rows: string[][]; totals?: strin
 export interface GameModule<G = unknown> {
   name: string;
   back: Back;
-  /** play goes to the left of the player (true) or to the right (Dou Dizhu's apps) */
+  /** play goes to the left of the player (true) or to the right (as some games' apps do) */
   clockwise: boolean;
   unwrap(v: GameView | undefined): G | undefined;
   hand(g: G): HandCard[];
@@ -52,7 +52,9 @@ export interface GameModule<G = unknown> {
   outOfTurn(move: string, g: G): boolean;
   seat(g: G, seat: number, names: string[]): SeatNote;
   Centre(props: CentreProps<G>): ComponentChildren;
-  /** the word on the play button (Sobe e Desce's exchange) */
+  /** what to pick before the hand's cards, where a move takes more than cards from the hand */
+  pickFirst?: string;
+  /** the word on the play button (an exchange, say) */
   playLabel(g: G): string;
   /** why a selection is no move, where the game can say more than "not legal" */
   hint(g: G): string;

@@ -6,14 +6,15 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { SeatKind, type GameInfo } from "../gen/croupier/v1/croupier_pb";
-import { BOT_LEVELS, DEFAULT_BOT, optionLabel } from "./labels";
+import { BOT_LEVELS, DEFAULT_BOT } from "./labels";
 
-interface Spec { name: string; type: string; default?: JsonValue; doc?: string }
+// an option as ListGames gives it: its words and its fold are the game's own (OptionSpec)
+interface Spec { name: string; type: string; default?: JsonValue; doc?: string; label?: string; advanced?: boolean }
 
-function OptionField({ game, spec, value, onChange }: {
-  game: string; spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
+function OptionField({ spec, value, onChange }: {
+  spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
 }): JSX.Element {
-  const { label } = optionLabel(game, spec.name);
+  const label = spec.label || spec.name.replace(/_/g, " ");
   const id = `option-${spec.name}`;
   const help = spec.doc ? <small class="option-doc" id={`${id}-doc`}>{spec.doc}</small> : null;
   if (spec.type === "bool") {
@@ -85,8 +86,8 @@ export function CreateForm({ games, onError, infoJson }: {
     }
   };
 
-  const main = specs.filter((s) => !optionLabel(game.name, s.name).advanced);
-  const advanced = specs.filter((s) => optionLabel(game.name, s.name).advanced);
+  const main = specs.filter((s) => !s.advanced);
+  const advanced = specs.filter((s) => s.advanced);
   return (
     <form id="create" class="create-form" onSubmit={(e) => { e.preventDefault(); void create(false); }}>
       <div class="form-row">
@@ -118,13 +119,13 @@ export function CreateForm({ games, onError, infoJson }: {
         ))}
       </fieldset>
       <div id="options" class="options">
-        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} game={game.name} spec={s} value={value(s)}
+        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
           onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
       </div>
       <details id="advanced">
         <summary>Advanced</summary>
         <div class="options">
-          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} game={game.name} spec={s} value={value(s)}
+          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
             onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
           <div class="option">
             <label for="option-turn_seconds">Turn timer in seconds (0: none)</label>

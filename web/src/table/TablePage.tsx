@@ -7,7 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, auth, errorText, forgetSeat, joinTable, tokenFor, type Held } from "../api";
-import { GAMES } from "../games";
+import { gameModule } from "../games";
 import type { GameModule } from "../games/types";
 import { EndReason, EventKind, SeatKind, TableStatus, type Table, type TableEvent, type TableView } from "../gen/croupier/v1/croupier_pb";
 import { GameOver } from "./GameOver";
@@ -61,8 +61,14 @@ const stillStands = (move: string, sentAt: TableView, fresh: TableView): boolean
   fresh.legalMoves.includes(move) &&
   [...fresh.onTurn].sort().join() === [...sentAt.onTurn].sort().join();
 
-export function TablePage({ tableId }: { tableId: string }): JSX.Element {
+/** The table `tableId`; `plain`: drawn by the generic module, as a game without its own. */
+export function TablePage({ tableId, plain = false }: { tableId: string; plain?: boolean }): JSX.Element {
   const [mine, setMine] = useState<Held | null>(() => tokenFor(tableId));
+  // each game's title as ListGames gives it: the table names no game itself
+  const [titles, setTitles] = useState<Record<string, string>>({});
+  useEffect(() => {
+    api.listGames({}).then((r) => setTitles(Object.fromEntries(r.games.map((x) => [x.name, x.title]))), () => {});
+  }, []);
   const [live, setLive] = useState<TableView>();
   const past = useRef<TableView[]>([]);
   const [log, setLog] = useState<LogLine[]>([]);
@@ -124,7 +130,7 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
             }
             delay = 1000;
             last = event.version;
-            const game = GAMES[event.view?.table?.game ?? ""];
+            const game = gameModule(event.view?.table?.game ?? "", plain);
             if (event.view) past.current.push(event.view);
             setLog((l) => [...l, logLine(event, game)]);
             setLastEventAt(Date.now());
@@ -173,7 +179,7 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const isLive = pinned < 0;
   const v = isLive ? live : past.current[pinned];
   const table = v?.table;
-  const game = GAMES[table?.game ?? ""];
+  const game = table ? gameModule(table.game, plain) : undefined;
   const g = game?.unwrap(v?.view);
   const seat = mine && v?.seat !== undefined ? v.seat : mine?.seat;
   const names = seatNames(table, mine ? seat : undefined);
@@ -320,7 +326,7 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
   const myTurn = !!mine && seat !== undefined && v.onTurn.includes(seat);
   const summary = summaries[0];
   const summaryGame = summary ? game?.unwrap(summary.view.view) : undefined;
-  const title = game ? `${gameTitle(table.game)}` : table.game;
+  const title = titles[table.game] ?? table.game;
 
   return (
     <div class="table-page" id="table-page">
@@ -424,7 +430,7 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
                 </label>
               )}
               {myTurn && cardMoves.length > 0 && !selected.size && !notice && (
-                <div class="hint muted">Pick cards{game?.name === "dos" ? " (a centre card first)" : ""}, then {game && g !== undefined ? game.playLabel(g) : "Play"}.</div>
+                <div class="hint muted">Pick cards{game?.pickFirst ? ` (${game.pickFirst} first)` : ""}, then {game && g !== undefined ? game.playLabel(g) : "Play"}.</div>
               )}
             </div>
           )}
@@ -479,7 +485,3 @@ export function TablePage({ tableId }: { tableId: string }): JSX.Element {
 }
 
 const AUTO_END_KEY = "croupier.autoEnd";
-
-export function gameTitle(name: string): string {
-  return { dou_dizhu: "Dou Dizhu", doppelkopf: "Doppelkopf", dobro: "Dobro", dos: "Dos", sobe_e_desce: "Sobe e Desce" }[name] ?? name;
-}
