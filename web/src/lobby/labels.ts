@@ -14,7 +14,7 @@ export const OPTION_LABELS: Record<string, Record<string, OptionLabel>> = {
     deals: { label: "Deals in the session" },
     target_points: { label: "End at this many points (0: none)" },
     bistro: { label: "Bistro (Kneipe) rules" },
-    duel: { label: "Duel: people at seats 1 and 3 against computers" },
+    duel: { label: "Duel: people at seats 0 and 2 against computers" },
     tournament: { label: "Tournament display (no helper info)", advanced: true },
     deck: { label: "Fixed deck (card codes)", advanced: true },
     dealer: { label: "First dealer (seat, -1 random)", advanced: true },
@@ -43,10 +43,3 @@ export const OPTION_LABELS: Record<string, Record<string, OptionLabel>> = {
 export function optionLabel(game: string, name: string): OptionLabel {
   return OPTION_LABELS[game]?.[name] ?? { label: name.replace(/_/g, " "), advanced: true };
 }
-
-// The bot levels a worker knows (bots/levels.py); the API does not list them.
-export const BOT_LEVELS: [string, string][] = [
-  ["random", "random moves"], ["heuristic", "beginner"], ["easy", "easy"], ["medium", "medium"], ["hard", "hard"],
-  ["expert", "expert"],
-];
-export const DEFAULT_BOT = "medium";
