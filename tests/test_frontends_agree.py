@@ -3,7 +3,8 @@
 description docs/levels.md gives it; a seat by the API's number, from 0, on every screen.
 
 Real parts only: a `croupier serve` process with its web port serving web/dist, headless
-Chromium (Playwright) on it, and `croupier watch` in a pseudo-terminal on the same table.
+Chromium (Playwright) on it, and `croupier watch` in a pseudo-terminal on the same table. The
+browser tests are skipped with a reason when Chromium or the built client is missing.
 """
 
 from __future__ import annotations
@@ -25,13 +26,10 @@ from tests.web_table_support import skip_without_browser, watched_page
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
-
-skip_without_browser()
-
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    skip_without_browser()
     server = ServerProcess(db=tmp_path_factory.mktemp("agree") / "croupier.db",
                            web_port=free_port()).start()
     yield server
@@ -45,6 +43,19 @@ def documented_levels() -> dict[str, str]:
     return dict(re.findall(r"^\| `([a-z]+)` \| ([^|]+?) \|$", section, re.MULTILINE))
 
 
+def test_croupier_play_names_the_levels_its_bots_take() -> None:
+    """`croupier play --help` lists the levels `--bots` takes by their API names, all of
+    them, in the ladder's order."""
+    from service.terminal import play_parser
+
+    text = " ".join(play_parser().format_help().split())
+    listed = re.search(r"by its API name: ([a-z, ]+?) \(", text)
+    assert listed is not None, text
+    assert re.split(r", | or ", listed.group(1)) == list(LEVELS)
+
+
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_the_lobby_names_levels_by_their_api_names_and_documented_words(
     stack: ServerProcess, browser: Browser
 ) -> None:
@@ -71,6 +82,8 @@ def test_the_lobby_names_levels_by_their_api_names_and_documented_words(
         w.check()
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_the_web_table_and_croupier_watch_number_seats_alike(
     stack: ServerProcess, browser: Browser, tmp_path: Path
 ) -> None:
