@@ -636,7 +636,9 @@ def play_parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", default=os.environ.get("USER") or "player",
                         help="your name at the table (default: $USER)")
     parser.add_argument("--bots", default="medium", metavar="LEVEL",
-                        help="level of the bots in the other seats (default %(default)s)")
+                        help="level of the bots in the other seats, by its API name: random, "
+                        "heuristic, easy, medium, hard or expert (docs/levels.md; default "
+                        "%(default)s)")
     parser.add_argument("--players", type=int, default=0,
                         help="number of players (default: the game's minimum)")
     parser.add_argument("--option", action="append", type=option_argument, default=[],

@@ -197,7 +197,7 @@ OPTIONS = (
         "duel", "bool", False,
         "Duel mode: people at seats 0 and 2 against computers at 1 and 3, never on the same "
         "party in a normal game; computers announce nothing and play no solo.",
-        label="Duel: people at seats 1 and 3 against computers",
+        label="Duel: people at seats 0 and 2 against computers",
     ),
     OptionSpec(
         "tournament", "bool", False,

@@ -6,7 +6,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { SeatKind, type GameInfo } from "../gen/croupier/v1/croupier_pb";
-import { BOT_LEVELS, DEFAULT_BOT } from "./labels";
+import { BOT_LEVELS, DEFAULT_BOT, levelText } from "./levels";
 
 // an option as ListGames gives it: its words and its fold are the game's own (OptionSpec)
 interface Spec { name: string; type: string; default?: JsonValue; doc?: string; label?: string; advanced?: boolean }
@@ -108,12 +108,12 @@ export function CreateForm({ games, onError, infoJson }: {
       <fieldset id="seats" class="seats-field">
         <legend>Seats</legend>
         {seats.map((s, i) => (
-          <label key={`${gameName}-${i}`} class="seat-choice">Seat {i + 1}
+          <label key={`${gameName}-${i}`} class="seat-choice">Seat {i}
             <select class="seat-kind" id={`seat-${i}`} data-seat={i} value={s}
               onChange={(e) => setSeats(seats.map((x, k) => (k === i ? (e.target as HTMLSelectElement).value : x)))}>
               <option value="you">You</option>
               <option value="open">Another person (open seat)</option>
-              {BOT_LEVELS.map(([l, words]) => <option key={l} value={l}>Bot: {words}</option>)}
+              {BOT_LEVELS.map(([l, words]) => <option key={l} value={l}>{levelText(l, words)}</option>)}
             </select>
           </label>
         ))}

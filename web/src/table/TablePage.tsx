@@ -20,10 +20,10 @@ import { CardRow } from "./bits";
 interface LogLine { version: bigint; kind: EventKind; seat: number; text: string; auto: boolean }
 
 export function seatNames(t: Table | undefined, mine: number | undefined): string[] {
-  const raw = (t?.seats ?? []).map((s, i) => s.name || (s.occupied ? `Seat ${i + 1}` : `Seat ${i + 1} (open)`));
-  // two bots of one level share a name: the seat number tells them apart
+  const raw = (t?.seats ?? []).map((s, i) => s.name || (s.occupied ? `Seat ${i}` : `Seat ${i} (open)`));
+  // two bots of one level share a name: the seat number (the API's, from 0) tells them apart
   const twice = (n: string) => raw.filter((x) => x === n).length > 1;
-  return raw.map((n, i) => (i === mine ? `${n} (you)` : twice(n) ? `${n} ${i + 1}` : n));
+  return raw.map((n, i) => (i === mine ? `${n} (you)` : twice(n) ? `${n} ${i}` : n));
 }
 
 function positions(n: number, clockwise: boolean): string[] {
@@ -37,7 +37,7 @@ function positions(n: number, clockwise: boolean): string[] {
 
 function logLine(e: TableEvent, game: GameModule<any> | undefined): LogLine {
   const names = seatNames(e.view?.table, e.view?.seat);
-  const who = e.seat >= 0 ? names[e.seat] ?? `Seat ${e.seat + 1}` : "";
+  const who = e.seat >= 0 ? names[e.seat] ?? `Seat ${e.seat}` : "";
   let text: string;
   if (e.kind === EventKind.MOVE) {
     const g = game?.unwrap(e.view?.view);
