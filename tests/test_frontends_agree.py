@@ -46,7 +46,7 @@ def documented_levels() -> dict[str, str]:
 def test_croupier_play_names_the_levels_its_bots_take() -> None:
     """`croupier play --help` lists the levels `--bots` takes by their API names, all of
     them, in the ladder's order."""
-    from service.terminal import play_parser
+    from clients.terminal import play_parser
 
     text = " ".join(play_parser().format_help().split())
     listed = re.search(r"by its API name: ([a-z, ]+?) \(", text)
