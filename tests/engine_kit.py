@@ -288,6 +288,15 @@ def public_outcome(game: Game, state: Any, observer: int | None, deal: int) -> A
     return shown
 
 
+def revealed(game: Game, state: Any, observer: int | None, deal: int) -> list[str]:
+    """The values of the fields the rules fill from hidden places (`REVEALED`), as `observer`
+    sees them in `state` ([] once the deal is over)."""
+    if game.is_over(state) or game.deal_number(state) != deal:
+        return []
+    view = game.view(state, observer)
+    return [str(getattr(view, name)) for name in REVEALED[game.info.name]]
+
+
 def _differences(a: dict, b: dict) -> list[str]:
     return sorted(
         f"{k}: {a.get(k)!r} / {b.get(k)!r}" for k in a.keys() | b.keys() if a.get(k) != b.get(k)
@@ -307,11 +316,20 @@ def check_twins(game: Game, state: Any, mover: int, move: Any, rng: random.Rando
     for observer in observers:
         view = game.view(state, observer)
         seen: dict | None = None
+        truth: list[str] = []
         for k in range(worlds + 1):
             world = state if k == 0 else game.sample(view, rng)
             if k and move not in game.legal_moves(world, mover):
                 continue
-            shown = public_outcome(game, game.apply(world, mover, move), observer, deal)
+            after = game.apply(world, mover, move)
+            # what the rules reveal with this move (Bistro's swines, a card turned) may decide
+            # what follows (who wins the trick): worlds revealing something else are not twins
+            told = revealed(game, after, observer, deal)
+            if k == 0:
+                truth = told
+            elif told != truth:
+                continue
+            shown = public_outcome(game, after, observer, deal)
             if seen is None:
                 seen = shown
             elif shown != seen:

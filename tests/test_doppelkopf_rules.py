@@ -532,3 +532,16 @@ def test_the_card_move_cache_is_bounded_and_starts_afresh_past_its_bound() -> No
         assert len(moves) == bin(mask).count("1")  # one move per kind present
         largest = max(largest, len(dk._CARD_CACHE))
     assert largest == dk.CARD_CACHE_SIZE and 0 < len(dk._CARD_CACHE) <= dk.CARD_CACHE_SIZE
+
+
+def test_bistro_swines_shown_with_their_first_ace_leave_the_twin_check_quiet() -> None:
+    """Bistro's swines become public with the first of them played, and they decide who takes
+    the trick (`Qc Qh Jh Ad`: the ace's seat holding both takes it): worlds where the ace is
+    no swine tell something else, so the twin check compares only worlds that reveal the same
+    thing. This case failed it before (hypothesis found it)."""
+    from engines.registry import GAMES
+    from tests.engine_kit import SETUPS, check_what_moves_show
+
+    setup = next(s for s in SETUPS["doppelkopf"]
+                 if s.options.get("bistro") and s.options.get("tournament"))
+    check_what_moves_show(GAMES["doppelkopf"], setup, "0000000", 125)
