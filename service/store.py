@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bots.masking import masked
+from engines.cache import remember
 from engines.commitments import Sealed
 
 
@@ -137,9 +138,7 @@ class SeatsJson:
         if hit is not None and hit[0] is seats:
             return hit[1]
         text = seats_to_json(seats)
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(seats)] = (seats, text)
+        remember(self._texts, self._size, id(seats), (seats, text))
         return text
 
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import doppelkopf_pb2 as pb
 
+from engines.cache import remember
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
 from engines.doppelkopf.cards import (
     CLUB_JACK,
@@ -526,9 +527,7 @@ def _card_moves(mask: int) -> tuple[Move, ...]:
     moves = _CARD_CACHE.get(mask)
     if moves is None:
         moves = tuple(CARD_MOVES[k] for k in kinds_of(mask))
-        if len(_CARD_CACHE) >= CARD_CACHE_SIZE:
-            _CARD_CACHE.clear()
-        _CARD_CACHE[mask] = moves
+        remember(_CARD_CACHE, CARD_CACHE_SIZE, mask, moves)
     return moves
 
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dos_pb2 as pb
 
+from engines.cache import remember
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
 from engines.dos.cards import (
     CODES,
@@ -227,9 +228,7 @@ def _target_moves(target: int, distinct: int, dups: int) -> tuple[Move, ...]:
             partners ^= lb
             out.append(match_move(a, lb.bit_length() - 1, target))
     moves = tuple(out)
-    if len(_TARGET_CACHE) > 500_000:
-        _TARGET_CACHE.clear()
-    _TARGET_CACHE[key] = moves
+    remember(_TARGET_CACHE, 500_000, key, moves)
     return moves
 
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dou_dizhu_pb2 as pb
 
+from engines.cache import remember
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
 from engines.dou_dizhu.cards import (
     FULL_DECK,
@@ -558,10 +559,7 @@ def _action_wire(msg: Any, field: int, action: tuple[int, Any]) -> bytes:
     kind = type(msg)
     one = kind(bidding=[entry]) if field == 0 else kind(plays=[entry])
     table = _ACTION_WIRE[kind][field]
-    if len(table) >= ACTION_WIRE_LIMIT:
-        table.clear()
-    data = table[action] = one.SerializeToString()
-    return data
+    return remember(table, ACTION_WIRE_LIMIT, action, one.SerializeToString())
 
 
 def _played(state: DouDizhuState) -> list[int]:
