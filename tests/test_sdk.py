@@ -29,8 +29,8 @@ from bots import sdk
 from bots.sdk.runner import Runner, RunnerSettings
 from bots.sdk.seat import SeatPlayer
 from tests.bot_support import create_table, events_to_end, wait_until
+from tests.seat_player_support import SEAT, ScriptedStub, view
 from tests.support import Client, ServerProcess
-from tests.test_bots_seat_player import SEAT, ScriptedStub, view
 
 pytestmark = pytest.mark.e2e
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import redis
@@ -21,7 +19,6 @@ import redis
 from engines.commitments import Sealed
 from service.store import (
     FALLBACKS,
-    Event,
     EventKind,
     Seat,
     SeatKind,
@@ -30,7 +27,6 @@ from service.store import (
     TableExists,
     TableFilter,
     TableMissing,
-    TableRecord,
     VersionConflict,
     event_flags,
     flags_fields,
@@ -39,49 +35,19 @@ from service.store import (
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import CHECKPOINT_AFTER, SQLiteStore
-
-T = TypeVar("T")
-
-
-def run(coro: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coro
-
-    return asyncio.run(main())
-
-
-def record(table_id: str = "t1", version: int = 1, **kw: Any) -> TableRecord:
-    base: dict[str, Any] = dict(
-        table_id=table_id,
-        game="dou_dizhu",
-        players=3,
-        options={"deals": 2},
-        seats=(Seat(), Seat(kind=SeatKind.BOT, bot_level="random"), Seat()),
-        status=Status.WAITING,
-        version=version,
-        state=b"state-%d" % version,
-        created_at=1000.0,
-    )
-    base.update(kw)
-    return TableRecord(**base)
-
-
-def event(table_id: str, version: int, kind: EventKind = EventKind.MOVE, **kw: Any) -> Event:
-    base: dict[str, Any] = dict(
-        table_id=table_id,
-        version=version,
-        kind=kind,
-        seat=0,
-        move="pass",
-        name="ann",
-        time=1000.0 + version,
-        state=b"state-%d" % version,
-        seats=(Seat(occupied=True, name="ann", token_hash="ab" * 32, joined_at=3.5),),
-        status=Status.PLAYING,
-        deal_over=version % 2 == 0,
-    )
-    base.update(kw)
-    return Event(**base)
+from tests.store_support import (
+    HOUR,
+    REDIS_URL,
+    HeldWriter,
+    event,
+    reader_covers,
+    record,
+    redis_cleanup,
+    redis_prefix,
+    seed_table,
+    woken,
+)
+from tests.support import run
 
 
 def new_memory(tmp: Path) -> Store:
@@ -93,23 +59,6 @@ def new_sqlite(tmp: Path) -> Store:
 
 
 BACKENDS: dict[str, Callable[[Path], Store]] = {"memory": new_memory, "sqlite": new_sqlite}
-REDIS_URL = os.environ.get("CROUPIER_TEST_REDIS", "redis://127.0.0.1:6379/0")
-
-
-def redis_prefix() -> str:
-    """A key prefix of its own per test, so parallel runs sharing one Redis never collide."""
-    return f"croupier-test:{uuid.uuid4().hex}:"
-
-
-def redis_cleanup(prefix: str) -> None:
-    """Deletes every key under `prefix` (SCAN + DEL: never FLUSHDB on a shared Redis)."""
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        keys = list(conn.scan_iter(match=f"{prefix}*", count=500))
-        if keys:
-            conn.delete(*keys)
-    finally:
-        conn.close()
 
 
 @pytest.fixture
@@ -135,16 +84,10 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
         yield lambda: BACKENDS["sqlite"](tmp_path)
 
 
-async def _seed(store: Store, table_id: str = "t1") -> TableRecord:
-    rec = record(table_id)
-    await store.create(rec, [event(table_id, 1, EventKind.CREATED, seat=-1, move="")])
-    return rec
-
-
 def test_create_get_round_trip(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        rec = await _seed(store)
+        rec = await seed_table(store)
         assert await store.get("t1") == rec
         assert await store.get("nope") is None
         events = await store.events_after("t1", 0)
@@ -159,7 +102,7 @@ def test_fallbacks_and_match_budgets_round_trip(make_store: Callable[[], Store])
     both come back from every backend, beside the older flags, unchanged."""
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         spent = (Seat(occupied=True, name="ann", is_bot=True, budget_used=1.25),)
         moves = [event("t1", 2 + i, fallback=reason, auto=i % 2 == 1, seats=spent)
                  for i, reason in enumerate(FALLBACKS)]
@@ -187,7 +130,7 @@ def test_deal_commitments_round_trip(make_store: Callable[[], Store]) -> None:
 
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         dealt = record("t1", version=2, state=b"dealt", deals=(_sealed(0),))
         await store.commit(dealt, [event("t1", 2)], 1)
         moved = dealt.with_(version=3, state=b"moved")
@@ -208,7 +151,7 @@ def test_rejected_answers_round_trip(make_store: Callable[[], Store]) -> None:
     older events read back with none."""
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         moves = [event("t1", 2, fallback="illegal", rejected="7♥ 7♦ ≠ pair"),
                  event("t1", 3, fallback="garbage", rejected='{"mvoe": "33"'),
                  event("t1", 4)]
@@ -230,7 +173,7 @@ def test_tables_stored_before_commitments_read_back_without_any(
     async def go() -> None:
         path = tmp_path / "old.sqlite"
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         await store.close()
         with closing(sqlite3.connect(path)) as conn:
             conn.execute("ALTER TABLE tables DROP COLUMN deals")
@@ -239,7 +182,7 @@ def test_tables_stored_before_commitments_read_back_without_any(
         assert await reopened.get("t1") == record("t1")
         await reopened.close()
         red = RedisStore(redis_url)
-        await _seed(red)
+        await seed_table(red)
         prefix = redis_url.split("prefix=", 1)[1]
         raw = redis.Redis.from_url(REDIS_URL)
         try:
@@ -260,7 +203,7 @@ def test_sqlite_events_of_a_file_without_rejected_answers_read_back(tmp_path: Pa
 
     async def seed() -> None:
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         await store.commit(record("t1", version=2), [event("t1", 2, fallback="late")], 1)
         await store.close()
 
@@ -292,7 +235,7 @@ def test_old_event_flags_and_seats_read_back_unchanged() -> None:
 def test_create_twice_is_refused(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        rec = await _seed(store)
+        rec = await seed_table(store)
         with pytest.raises(TableExists):
             await store.create(record("t1", game="other"), [event("t1", 1)])
         assert await store.get("t1") == rec
@@ -305,7 +248,7 @@ def test_create_twice_is_refused(make_store: Callable[[], Store]) -> None:
 def test_commit_advances_version(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         new = record("t1", version=3, status=Status.PLAYING)
         await store.commit(new, [event("t1", 2), event("t1", 3, EventKind.END)], 1)
         assert await store.get("t1") == new
@@ -322,7 +265,7 @@ def test_commit_advances_version(make_store: Callable[[], Store]) -> None:
 def test_stale_commit_is_refused_and_changes_nothing(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         v2 = record("t1", version=2)
         await store.commit(v2, [event("t1", 2)], 1)
         with pytest.raises(VersionConflict):
@@ -347,7 +290,7 @@ def test_commit_to_missing_table(make_store: Callable[[], Store]) -> None:
 def test_commit_must_continue_the_log(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         with pytest.raises(ValueError):  # a gap
             await store.commit(record("t1", version=3), [event("t1", 3)], 1)
         with pytest.raises(ValueError):  # record and last event disagree
@@ -363,7 +306,7 @@ def test_commit_must_continue_the_log(make_store: Callable[[], Store]) -> None:
 def test_events_after_pages(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
-        await _seed(store)
+        await seed_table(store)
         for v in range(2, 11):
             await store.commit(record("t1", version=v), [event("t1", v)], v - 1)
         assert [e.version for e in await store.events_after("t1", 4, limit=3)] == [5, 6, 7]
@@ -509,7 +452,7 @@ def test_concurrent_writers_lose_no_update(make_store: Callable[[], Store]) -> N
 
     async def go() -> None:
         stores = [make_store() for _ in range(3)]
-        await _seed(stores[0])
+        await seed_table(stores[0])
         conflicts = 0
 
         async def writer(w: int) -> None:
@@ -546,7 +489,7 @@ def test_sqlite_survives_reopen(tmp_path: Path) -> None:
     async def go() -> None:
         path = tmp_path / "db.sqlite"
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         await store.commit(record("t1", version=2), [event("t1", 2)], 1)
         await store.close()
         again = SQLiteStore(path)
@@ -564,7 +507,7 @@ def test_sqlite_moves_events_of_an_older_file_to_the_rowid_table(tmp_path: Path)
 
     async def seed() -> None:
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         await store.commit(record("t1", version=2), [event("t1", 2)], 1)
         await store.close()
 
@@ -610,38 +553,13 @@ def test_open_store_urls(tmp_path: Path) -> None:
 # --- SQLite: group commit, the record cache, waiting for another process's lock -----------
 
 
-class HeldWriter:
-    """Another connection holding the write lock (as another process would), so that the
-    store's writes queue up meanwhile and go in one transaction once it lets go. Records the
-    sizes of the store's transactions."""
-
-    def __init__(self, store: SQLiteStore) -> None:
-        self.conn = sqlite3.connect(store.path, isolation_level=None)
-        self.batches: list[int] = []
-        write = store._write
-
-        def counting(batch: list[Any]) -> list[Any]:
-            waiting = write(batch)
-            if len(waiting) < len(batch):
-                self.batches.append(len(batch))
-            return waiting
-
-        store._write = counting  # type: ignore[method-assign]
-
-    def hold(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def release(self) -> None:
-        self.conn.execute("ROLLBACK")
-
-
 def test_sqlite_group_commit_same_table_twice_in_one_batch(tmp_path: Path) -> None:
     """Two writers of one table queued while the writer was held share a transaction; each
     keeps its own version check, so exactly one wins and nothing of the other lands."""
 
     async def go() -> None:
         store = SQLiteStore(tmp_path / "db.sqlite")
-        await _seed(store)
+        await seed_table(store)
         held = HeldWriter(store)
         held.hold()
         first = store.commit(record("t1", version=2, game="a"), [event("t1", 2, name="a")], 1)
@@ -669,8 +587,8 @@ def test_sqlite_group_commit_chains_and_mixes_outcomes(tmp_path: Path) -> None:
 
     async def go() -> None:
         store = SQLiteStore(tmp_path / "db.sqlite")
-        await _seed(store, "t1")
-        await _seed(store, "t2")
+        await seed_table(store, "t1")
+        await seed_table(store, "t2")
         held = HeldWriter(store)
         held.hold()
         writes = asyncio.gather(
@@ -711,7 +629,7 @@ def test_sqlite_one_broken_write_fails_alone(tmp_path: Path) -> None:
         path = tmp_path / "db.sqlite"
         store = SQLiteStore(path)
         for tid in ("t1", "t2", "t3"):
-            await _seed(store, tid)
+            await seed_table(store, tid)
         with closing(sqlite3.connect(path)) as raw:  # a log that runs ahead of its record
             raw.execute(
                 "INSERT INTO events SELECT table_id, 2, kind, seat, move, name, time, state,"
@@ -749,12 +667,12 @@ def test_sqlite_batched_commits_of_many_tables_are_all_durable(tmp_path: Path) -
     script = f"""
 import asyncio, os, signal, sqlite3, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
-from tests.test_store import HeldWriter, _seed, event, record
+from tests.store_support import HeldWriter, event, record, seed_table
 from service.store_sqlite import SQLiteStore
 
 async def main():
     store = SQLiteStore({str(path)!r})
-    await asyncio.gather(*(_seed(store, f"t{{i}}") for i in range(40)))
+    await asyncio.gather(*(seed_table(store, f"t{{i}}") for i in range(40)))
     held = HeldWriter(store)
     held.hold()
     commits = asyncio.gather(*(
@@ -790,7 +708,7 @@ def test_sqlite_cache_sees_writes_of_another_connection(tmp_path: Path) -> None:
 
     async def go() -> None:
         mine, theirs = SQLiteStore(tmp_path / "db.sqlite"), SQLiteStore(tmp_path / "db.sqlite")
-        await _seed(mine)
+        await seed_table(mine)
         assert (await mine.get("t1")).version == 1  # type: ignore[union-attr]  # now cached
         await theirs.commit(record("t1", version=2, game="theirs"), [event("t1", 2)], 1)
         assert await mine.get("t1") == record("t1", version=2, game="theirs")
@@ -816,7 +734,7 @@ def test_sqlite_move_commits_write_only_what_changed(tmp_path: Path) -> None:
     async def go() -> None:
         path = tmp_path / "db.sqlite"
         store = SQLiteStore(path)
-        rec = await _seed(store)
+        rec = await seed_table(store)
         current = await store.get("t1")
         assert current is not None
         moved = current.with_(version=2, state=b"after a move")
@@ -844,7 +762,7 @@ def test_sqlite_waits_for_another_process_lock_without_blocking_the_loop(tmp_pat
     async def go() -> None:
         path = tmp_path / "db.sqlite"
         store = SQLiteStore(path, busy_timeout_ms=2000)
-        await _seed(store)
+        await seed_table(store)
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         commit = asyncio.ensure_future(store.commit(record("t1", version=2), [event("t1", 2)], 1))
@@ -877,7 +795,7 @@ def test_sqlite_a_cancelled_caller_leaves_a_consistent_store(tmp_path: Path) -> 
     async def go() -> None:
         path = tmp_path / "db.sqlite"
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         task = asyncio.ensure_future(store.commit(record("t1", version=2), [event("t1", 2)], 1))
@@ -910,7 +828,7 @@ def test_sqlite_checkpoints_keep_the_wal_small(tmp_path: Path) -> None:
         path = tmp_path / "db.sqlite"
         wal = Path(f"{path}-wal")
         store = SQLiteStore(path)
-        await _seed(store)
+        await seed_table(store)
         version = 1
 
         async def writes(n: int) -> None:
@@ -936,41 +854,14 @@ def test_sqlite_checkpoints_keep_the_wal_small(tmp_path: Path) -> None:
 # --- Redis: waiting for other replicas' writes, seat races, expiry, URLs -------------------
 
 
-# a waiter's own timeout that no test waits out: what returns sooner was woken by a change
-HOUR = 3600.0
-
-
-async def woken(waiter: Awaitable[None], what: str, guard: float = 10.0) -> None:
-    """Awaits a wait_for_change given HOUR: it must return, woken by a change (`guard` only
-    bounds a hang; it is no measure of promptness)."""
-    task = asyncio.ensure_future(waiter)
-    done, _ = await asyncio.wait({task}, timeout=guard)
-    if not done:
-        task.cancel()
-        raise AssertionError(f"{what}: not woken")
-    task.result()
-
-
-async def reader_covers(store: RedisStore, waiting: dict[str, int], guard: float = 10.0) -> None:
-    """Returns once the store's blocked XREAD reads every table of `waiting` after that
-    version: their waiters are pending, and a write now reaches them only through the reader.
-    (`guard` only bounds a hang.)"""
-    reader = store._reader
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + guard
-    while any(reader._reading.get(t) != v for t, v in waiting.items()):
-        assert loop.time() < deadline, f"the reader does not read for {waiting}"
-        await asyncio.sleep(0.005)
-
-
 def test_redis_wait_for_change_hears_another_store(redis_url: str) -> None:
     """A waiter on one store (one replica) is woken by a commit through another, and only by
     one on its own table."""
 
     async def go() -> None:
         a, b = RedisStore(redis_url), RedisStore(redis_url)
-        await _seed(a)
-        await _seed(a, "t2")
+        await seed_table(a)
+        await seed_table(a, "t2")
         # already past: it returns at once, not after its hour
         await woken(b.wait_for_change("t1", 0, HOUR), "a change already in the log")
         # nothing new: it returns after its own timeout
@@ -1005,7 +896,7 @@ def test_redis_cancelled_waiter_ends_at_once(redis_url: str) -> None:
     async def go() -> None:
         a, b = RedisStore(redis_url), RedisStore(redis_url)
         for t in ("t1", "t2"):
-            await _seed(a, t)
+            await seed_table(a, t)
         keeper = asyncio.ensure_future(b.wait_for_change("t1", 1, HOUR))
         await reader_covers(b, {"t1": 1})
         for turns in range(40):
@@ -1060,8 +951,8 @@ def test_redis_racing_seat_claims_one_wins(redis_url: str) -> None:
 def test_redis_finished_tables_expire(redis_url: str) -> None:
     async def go() -> None:
         store = RedisStore(redis_url + "&retention=1")
-        await _seed(store)
-        await _seed(store, "t2")
+        await seed_table(store)
+        await seed_table(store, "t2")
         over = record("t1", version=2, status=Status.FINISHED)
         await store.commit(over, [event("t1", 2, EventKind.END, status=Status.FINISHED)], 1)
         conn = store._redis
@@ -1070,7 +961,7 @@ def test_redis_finished_tables_expire(redis_url: str) -> None:
         assert await conn.ttl(store._record_key("t2")) == -1  # still playing: kept
         assert [r.table_id for r in await store.list(TableFilter(status=Status.FINISHED))] == ["t1"]
         # a table closed as abandoned expires alike, and leaves the abandonment round's index
-        await _seed(store, "t3")
+        await seed_table(store, "t3")
         assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is not None
         closed = record("t3", version=2, status=Status.ABANDONED)
         end = event("t3", 2, EventKind.END, status=Status.ABANDONED, abandoned=True)
@@ -1122,8 +1013,8 @@ def test_count_tables(make_store: Callable[[], Store]) -> None:
     async def go() -> None:
         store = make_store()
         assert await store.count_tables() == {}
-        await _seed(store, "a")
-        await _seed(store, "b")
+        await seed_table(store, "a")
+        await seed_table(store, "b")
         await store.create(record("c", game="other"), [event("c", 1)])
         await store.commit(record("b", version=2, status=Status.PLAYING), [event("b", 2)], 1)
         assert await store.count_tables() == {
