@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import doppelkopf_pb2 as pb
 
 from engines.cache import remember
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.doppelkopf.cards import (
     CLUB_JACK,
     CLUB_QUEEN,
@@ -559,9 +559,7 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         return ("human", "bot", "human", "bot") if options.get("duel") else None
 
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DoppelkopfState:
-        if players != PLAYERS:
-            raise ValueError(f"Doppelkopf is played by exactly 4 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["bistro"] and opts["duel"]:
             raise ValueError("options 'bistro' and 'duel' are separate modes: choose one")
         deck_text = " ".join(opts["deck"].replace(",", " ").split())
@@ -653,9 +651,6 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         return _declare(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -727,7 +722,7 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
 
     def decode(self, data: bytes) -> DoppelkopfState:
         msg = pb.DoppelkopfState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DoppelkopfState)
             s.seed = msg.seed
@@ -739,10 +734,6 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
             s.hands = tuple(parse_hand(h) for h in msg.hands)  # type: ignore[assignment]
             s.dealt = tuple(parse_hand(h) for h in msg.dealt)  # type: ignore[assignment]
             _restore_public(s, msg)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Doppelkopf state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Doppelkopf state: {type(exc).__name__}") from None
         return s
 
 

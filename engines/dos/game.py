@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dos_pb2 as pb
 
 from engines.cache import remember
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.dos.cards import (
     CODES,
     COPIES,
@@ -514,9 +514,7 @@ class Dos(Game[DosState, Move, pb.DosView]):
     )
 
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DosState:
-        if not isinstance(players, int) or not 2 <= players <= 4:
-            raise ValueError(f"Dos is played by 2 to 4 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["deck"]:
             parse_deck(opts["deck"])
         if opts["dealer"] >= players:
@@ -600,9 +598,6 @@ class Dos(Game[DosState, Move, pb.DosView]):
         return _turn_move(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -716,7 +711,7 @@ class Dos(Game[DosState, Move, pb.DosView]):
 
     def decode(self, data: bytes) -> DosState:
         msg = pb.DosState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DosState)
             s.seed = msg.seed
@@ -729,10 +724,6 @@ class Dos(Game[DosState, Move, pb.DosView]):
             s.drawn = parse_card(msg.drawn) if msg.drawn else -1
             _restore_public(s, msg)
             _check(s)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Dos state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Dos state: {type(exc).__name__}") from None
         return s
 
 
