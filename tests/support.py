@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -19,11 +20,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -249,6 +250,7 @@ def log_lines(text: str) -> list[dict]:
 
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Clock:
@@ -259,6 +261,17 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def run_async(test: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
+    """A test written as a coroutine, run in a fresh event loop (asyncio.run) with its
+    fixtures: `@run_async async def test_x(tmp_path): ...` instead of a nested `go()`."""
+
+    @functools.wraps(test)
+    def sync(*args: P.args, **kwargs: P.kwargs) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return sync
 
 
 def run(coro: Awaitable[T]) -> T:
