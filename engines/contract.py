@@ -18,6 +18,7 @@ import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -239,6 +240,16 @@ class Game(ABC, Generic[State, MoveT, ViewT]):
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> State:
         """A new match; `options` validated (ValueError), randomness only from `seed`."""
 
+    def checked_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What every `new_game` checks first: a player count the game is played by, and the
+        options (defaults filled in); ValueError saying what is wrong."""
+        info = self.info
+        lo, hi = info.min_players, info.max_players
+        if isinstance(players, bool) or not isinstance(players, int) or not lo <= players <= hi:
+            by = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
+            raise ValueError(f"{info.title} is played by {by} players, not {players}")
+        return check_options(info.options, options)
+
     def seat_kinds(self, players: int, options: Mapping[str, Any]) -> tuple[str, ...] | None:
         """The part each seat plays under these (valid) options: "human" (a person's) or "bot"
         (a computer's); None when any seat may be either. A new table's seats get these kinds
@@ -269,9 +280,10 @@ class Game(ABC, Generic[State, MoveT, ViewT]):
         return not self.to_act(state)
 
     # --- notation -----------------------------------------------------------------------
-    @abstractmethod
     def format_move(self, move: MoveT) -> str:
-        """Canonical notation; `parse_move(format_move(m)) == m`."""
+        """Canonical notation; `parse_move(format_move(m)) == m`. By default the move's str,
+        its notation for moves of engines.interned."""
+        return str(move)
 
     @abstractmethod
     def parse_move(self, text: str) -> MoveT:
@@ -345,3 +357,14 @@ class Game(ABC, Generic[State, MoveT, ViewT]):
     @abstractmethod
     def decode(self, data: bytes) -> State:
         """ValueError if the bytes are not a state of this game."""
+
+    @contextmanager
+    def decoding(self) -> Iterator[None]:
+        """Around the body of `decode`: whatever malformed bytes raise (protobuf's DecodeError,
+        a bad card text, a missing field) becomes ValueError("not a <title> state: ...")."""
+        try:
+            yield
+        except (ValueError, IndexError, TypeError, KeyError) as exc:
+            raise ValueError(f"not a {self.info.title} state: {exc}") from None
+        except Exception as exc:  # protobuf's DecodeError: its text says nothing more
+            raise ValueError(f"not a {self.info.title} state: {type(exc).__name__}") from None

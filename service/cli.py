@@ -269,43 +269,24 @@ def _configure_logging(args: argparse.Namespace, command: str) -> bool:
 
 def _serve(args: argparse.Namespace) -> int:
     from common import logging as service_logging
-    from service.limits import Limits
-    from service.security import ApiKeys, Tls
     from service.server import AddressInUse, serve
-    from service.tables import AbandonPolicy
 
     if not _configure_logging(args, "serve"):
         return 2
     log = service_logging.get_logger("croupier.server")
+    config = ServeConfig(
+        listen=args.listen, store=args.store, log_level=args.log_level, log_file=args.log_file,
+        grace=args.grace, drain=args.drain, fill_interval=args.fill_interval,
+        poll_seconds=args.poll_seconds, metrics_port=args.metrics_port,
+        web_listen=args.web_listen, cors_origins=args.cors_origins, web_root=args.web_root,
+        max_message_bytes=args.max_message_bytes, tables_per_client=args.tables_per_client,
+        streams_per_table=args.streams_per_table, move_rate=args.move_rate,
+        api_keys=args.api_keys, tls_cert=args.tls_cert, tls_key=args.tls_key,
+        tls_client_ca=args.tls_client_ca, abandon_waiting_seconds=args.abandon_waiting_after,
+        abandon_playing_seconds=args.abandon_playing_after,
+    )
     try:
-        limits = Limits(
-            max_message_bytes=args.max_message_bytes,
-            tables_per_client=args.tables_per_client,
-            streams_per_table=args.streams_per_table,
-            move_rate=args.move_rate,
-        )
-        keys = ApiKeys.load(args.api_keys)
-        tls = Tls(args.tls_cert, args.tls_key, args.tls_client_ca)
-        abandon = AbandonPolicy(args.abandon_waiting_after, args.abandon_playing_after)
-        asyncio.run(
-            serve(
-                args.listen,
-                args.store,
-                args.grace,
-                args.fill_interval,
-                args.metrics_port,
-                args.drain,
-                args.web_listen,
-                _origins(args.cors_origins),
-                args.web_root,
-                limits,
-                keys,
-                tls,
-                poll_seconds=args.poll_seconds,
-                abandon=abandon,
-                ready=_reporter(args.ready_fd),
-            )
-        )
+        asyncio.run(serve(config, ready=_reporter(args.ready_fd)))
     except AddressInUse as e:
         label, flag, variable = PORT_SETTINGS[e.port]
         log.error(
@@ -332,10 +313,6 @@ def _reporter(fd: int) -> Callable[[], None] | None:
             os.close(fd)
 
     return report
-
-
-def _origins(text: str) -> list[str]:
-    return [o.strip() for o in text.split(",") if o.strip()]
 
 
 def _wait_ready(pipe: int, child: subprocess.Popen[bytes], stopping: Callable[[], bool],

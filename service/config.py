@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the server's parts load only when it starts, not to parse flags
+    from service.abandon_policy import AbandonPolicy
+    from service.limits import Limits
+    from service.security import ApiKeys, Tls
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "sqlite:./var/croupier.db"
@@ -82,6 +88,35 @@ class ServeConfig:
             abandon_waiting_seconds=env_float("ABANDON_WAITING_SECONDS", 300.0),
             abandon_playing_seconds=env_float("ABANDON_PLAYING_SECONDS", 1800.0),
         )
+
+    # the server's settings objects, built from these fields (ValueError if one is wrong)
+    def limits(self) -> Limits:
+        from service.limits import Limits
+
+        return Limits(
+            max_message_bytes=self.max_message_bytes,
+            tables_per_client=self.tables_per_client,
+            streams_per_table=self.streams_per_table,
+            move_rate=self.move_rate,
+        )
+
+    def keys(self) -> ApiKeys:
+        from service.security import ApiKeys
+
+        return ApiKeys.load(self.api_keys)
+
+    def tls(self) -> Tls:
+        from service.security import Tls
+
+        return Tls(self.tls_cert, self.tls_key, self.tls_client_ca)
+
+    def abandon(self) -> AbandonPolicy:
+        from service.abandon_policy import AbandonPolicy
+
+        return AbandonPolicy(self.abandon_waiting_seconds, self.abandon_playing_seconds)
+
+    def origins(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
 
 
 def client_address(listen: str) -> str:

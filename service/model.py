@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from engines.cache import remember
 from engines.commitments import Sealed
 
 
@@ -112,9 +113,7 @@ class SeatsJson:
         if hit is not None and hit[0] is seats:
             return hit[1]
         text = seats_to_json(seats)
-        if len(self._texts) >= self._size:
-            self._texts.clear()
-        self._texts[id(seats)] = (seats, text)
+        remember(self._texts, self._size, id(seats), (seats, text))
         return text
 
 

@@ -16,7 +16,7 @@ import signal
 import socket
 import time
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import grpc
@@ -31,14 +31,15 @@ from common.logging import get_logger
 from common.masking import masked
 from engines.contract import Game
 from service import ratings, server_metrics, views
+from service.config import ServeConfig
 from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
 from service.seats import hash_token
-from service.security import ApiKeys, Tls, api_key, certified
+from service.security import ApiKeys, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
-from service.tables import AbandonPolicy, Code, SeatRequest, TableError, Tables
+from service.tables import Code, SeatRequest, TableError, Tables
 from service.validation import MAX_TABLE_ID_CHARS, check_table_id, outside_entrant
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
@@ -712,27 +713,18 @@ KEEPALIVE_POLICY = (
 )
 
 
-async def start(
-    listen: str = "127.0.0.1:50051",
-    store_url: str = "sqlite:./var/croupier.db",
-    fill_interval: float = 1.0,
-    poll_seconds: float = 1.0,
-    web_listen: str = "",
-    cors_origins: Sequence[str] = (),
-    web_root: str = "",
-    limits: Limits | None = None,
-    keys: ApiKeys | None = None,
-    tls: Tls | None = None,
-    grace: float = 5.0,
-    abandon: AbandonPolicy | None = None,
-) -> Server:
-    limits = limits or Limits()
-    tls = tls or Tls()
+async def start(config: ServeConfig | None = None) -> Server:
+    """Starts serving `config` (its defaults without one); ValueError for a wrong setting,
+    AddressInUse or OSError for a port it cannot take. `config.metrics_port`, `drain` and the
+    log settings are `serve`'s and the command line's."""
+    config = config or ServeConfig()
+    listen, web_listen, grace = config.listen, config.web_listen, config.grace
+    limits, keys, tls, abandon = config.limits(), config.keys(), config.tls(), config.abandon()
     credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
     for address, port_name in ((listen, "grpc"), (web_listen, "web")):
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
-    store = open_store(store_url)
+    store = open_store(config.store)
     tables = Tables(store, abandon=abandon)
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
@@ -743,9 +735,9 @@ async def start(
         ],
     )
     # on Redis the limits count in Redis, once for every replica on the store
-    shared = SharedCounts(store_url) if isinstance(store, RedisStore) else None
+    shared = SharedCounts(config.store) if isinstance(store, RedisStore) else None
     guard = Guard(limits, shared)
-    servicer = CroupierServicer(tables, poll_seconds=poll_seconds, guard=guard, keys=keys)
+    servicer = CroupierServicer(tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys)
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -772,7 +764,8 @@ async def start(
 
         try:
             web = await start_web(
-                servicer, web_listen, cors_origins, web_root, grace, limits.max_message_bytes
+                servicer, web_listen, config.origins(), config.web_root, grace,
+                limits.max_message_bytes,
             )
         except OSError:
             await guard.close()
@@ -783,47 +776,21 @@ async def start(
     await server.start()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    fill_task = asyncio.create_task(run_table_clock(tables, fill_interval))
+    fill_task = asyncio.create_task(run_table_clock(tables, config.fill_interval))
     return Server(server, store, tables, health, port, fill_task, web, guard)
 
 
-async def serve(
-    listen: str,
-    store_url: str,
-    grace: float = 5.0,
-    fill_interval: float = 1.0,
-    metrics_port: int = 0,
-    drain: float = 0.0,
-    web_listen: str = "",
-    cors_origins: Sequence[str] = (),
-    web_root: str = "",
-    limits: Limits | None = None,
-    keys: ApiKeys | None = None,
-    tls: Tls | None = None,
-    poll_seconds: float = 1.0,
-    abandon: AbandonPolicy | None = None,
-    ready: Callable[[], None] | None = None,
-) -> None:
-    """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `drain` s not
-    ready but answering, then `grace` s for in-flight RPCs). With `metrics_port`, Prometheus
-    metrics are served at /metrics on the listen host. With `web_listen`, browsers reach the
-    same API over Connect / gRPC-Web there, and the built web client. `ready` is called once
-    every port of this server listens (`croupier run` learns it so, from this process)."""
+async def serve(config: ServeConfig, ready: Callable[[], None] | None = None) -> None:
+    """Runs until SIGTERM or SIGINT, then stops gracefully (see Server.stop: `config.drain` s
+    not ready but answering, then `config.grace` s for in-flight RPCs). With `metrics_port`,
+    Prometheus metrics are served at /metrics on the listen host. With `web_listen`, browsers
+    reach the same API over Connect / gRPC-Web there, and the built web client. `ready` is
+    called once every port of this server listens (`croupier run` learns it so, from this
+    process)."""
     slog = get_logger("croupier.server")
-    running = await start(
-        listen,
-        store_url,
-        fill_interval,
-        poll_seconds=poll_seconds,
-        web_listen=web_listen,
-        cors_origins=cors_origins,
-        web_root=web_root,
-        limits=limits,
-        keys=keys,
-        tls=tls,
-        grace=grace,
-        abandon=abandon,
-    )
+    running = await start(config)
+    listen, metrics_port, grace, drain = (
+        config.listen, config.metrics_port, config.grace, config.drain)
     host = listen.rsplit(":", 1)[0]
     refresh: asyncio.Task[None] | None = None
     if metrics_port:
@@ -840,8 +807,8 @@ async def serve(
     # process: out of the collector's sight, full collections stop walking it on every round
     gc.freeze()
     left = running.tables.abandon
-    slog.info("serving", listen=masked(address), store=masked(store_url),
-              metrics_port=metrics_port, web=masked(web_listen),
+    slog.info("serving", listen=masked(address), store=masked(config.store),
+              metrics_port=metrics_port, web=masked(config.web_listen),
               abandon_waiting_s=left.waiting_seconds, abandon_playing_s=left.playing_seconds)
     if ready is not None:
         ready()

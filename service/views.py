@@ -15,6 +15,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from common.level_names import LEVEL_NAMES
+from engines.cache import remember
 from engines.contract import Game, OptionSpec, fixes_cards, public_options
 from engines.registry import get_game
 from service import decode_cache
@@ -129,9 +130,7 @@ class _TableTemplates:
         specs = get_game(record.game).info.options
         template.options.update(public_options(specs, options))
         template.fixed_deck = fixes_cards(specs, options)
-        if len(self._built) >= self._size:
-            self._built.clear()
-        self._built[(id(seats), id(options))] = (seats, options, template)
+        remember(self._built, self._size, (id(seats), id(options)), (seats, options, template))
         return template
 
 

@@ -4,6 +4,10 @@
   dir, free loopback port, ready when its health service says SERVING). Tests sharing it must
   create their own tables and not stop it.
 - `client`: a `tests.support.Client` connected to that server, closed after the test.
+- `stack`: per test module, a server on its own SQLite file with a bot worker serving it
+  (tests.bot_support.server_and_bots), for the tests that play bots' tables to the end;
+  `stack_with_bots` is the same with the worker's process, whose log a test may read. A module
+  sets `STACK_WORKERS = n` for an n-process worker (1 by default).
 - `browser`: one Chromium per test module (Playwright), for the browser tests.
 """
 
@@ -18,11 +22,14 @@ import os
 os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
 
 from collections.abc import Iterator  # noqa: E402
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest  # noqa: E402
 
 from tests.support import Client, ServerProcess  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.bot_support import Bots, Server
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +44,24 @@ def client(server: ServerProcess) -> Iterator[Client]:
     c = Client(server.address)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def stack_with_bots(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Bots]]:
+    """One server and bot worker per module, stopped cleanly after its tests."""
+    from tests.bot_support import server_and_bots
+
+    workers = getattr(request.module, "STACK_WORKERS", 1)
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    with server_and_bots(tmp_path_factory.mktemp(f"{name}_stack"), workers=workers) as pair:
+        yield pair
+
+
+@pytest.fixture(scope="module")
+def stack(stack_with_bots: tuple[Server, Bots]) -> Server:
+    return stack_with_bots[0]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,26 +79,49 @@ BAD_OPTIONS: list[dict[str, Any]] = [
 ]
 
 
+class RandomPlay:
+    """Uniformly random legal moves from `state` to the end of the match: iterating yields
+    (state, seat, move) before each move is applied, so that a test checks every state on
+    the way (its own use of `rng` there is fine); `state` is then the final state and `moves`
+    their number. Every test that plays at random walks through here, which checks on the
+    way that a game not over has a seat to act with a legal move, and ends within
+    `max_moves`. `on_turn_only`: only the seats the game waits for move (as a turn timer
+    would play)."""
+
+    def __init__(self, game: Game, state: Any, rng: random.Random, on_turn_only: bool = False,
+                 max_moves: int | None = None) -> None:
+        self.game, self.state, self.rng = game, state, rng
+        self.on_turn_only, self.max_moves = on_turn_only, max_moves
+        self.moves = 0
+
+    def __iter__(self) -> Iterator[tuple[Any, int, Any]]:
+        game, rng = self.game, self.rng
+        while not game.is_over(self.state):
+            state = self.state
+            seats = sorted(game.on_turn(state) if self.on_turn_only else game.to_act(state))
+            assert seats, "to_act is empty but the game is not over"
+            seat = rng.choice(seats)
+            legal = game.legal_moves(state, seat)
+            assert legal, f"seat {seat} must act but has no legal move"
+            move = rng.choice(list(legal))
+            yield state, seat, move
+            self.state = game.apply(state, seat, move)
+            self.moves += 1
+            assert self.max_moves is None or self.moves <= self.max_moves, (
+                f"random play did not end within {self.max_moves} moves")
+
+
 def play_random(
     game: Game, setup: Setup, seed: str, rng: random.Random, step=None, on_turn_only=False
 ):
-    """Play uniformly random legal moves to the end; call step(state, seat, move) each move.
-    `on_turn_only`: only the seats the game waits for move (as a turn timer would play)."""
-    state = game.new_game(setup.players, setup.options, seed)
-    moves = 0
-    while not game.is_over(state):
-        seats = sorted(game.on_turn(state) if on_turn_only else game.to_act(state))
-        assert seats, "to_act is empty but the game is not over"
-        seat = rng.choice(seats)
-        legal = game.legal_moves(state, seat)
-        assert legal, f"seat {seat} must act but has no legal move"
-        move = rng.choice(list(legal))
+    """Play a match of `setup` at random to the end (RandomPlay); call step(state, seat,
+    move) each move. Answers the final state and the number of moves."""
+    walk = RandomPlay(game, game.new_game(setup.players, setup.options, seed), rng,
+                      on_turn_only, setup.max_moves)
+    for state, seat, move in walk:
         if step is not None:
             step(state, seat, move)
-        state = game.apply(state, seat, move)
-        moves += 1
-        assert moves <= setup.max_moves, f"random play did not end within {setup.max_moves} moves"
-    return state, moves
+    return walk.state, walk.moves
 
 
 def check_game(game: Game, setup: Setup, seed: str, rng_seed: int, samples: int = 1) -> None:

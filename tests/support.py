@@ -8,7 +8,9 @@ it while the server writes) to compare what clients see with what the engine say
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -18,11 +20,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias
+from typing import Any, ParamSpec, Protocol, TypeAlias, TypeVar
 
 import grpc
 from croupier.v1 import croupier_pb2 as pb
@@ -236,3 +238,46 @@ def stored_event_states(db: Path, table_id: str) -> dict[int, bytes]:
         rows = conn.execute("SELECT version, state FROM events WHERE table_id = ?",
                             (table_id,)).fetchall()
     return {v: bytes(s) for v, s in rows}
+
+
+def log_lines(text: str) -> list[dict]:
+    """The server's JSON log lines (other lines, e.g. a traceback, skipped)."""
+    out = []
+    for line in text.splitlines():
+        with contextlib.suppress(ValueError):
+            out.append(json.loads(line))
+    return out
+
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+class Clock:
+    """A clock the test sets by hand (`now`), for the server's tables and timers."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run_async(test: Callable[P, Coroutine[Any, Any, None]]) -> Callable[P, None]:
+    """A test written as a coroutine, run in a fresh event loop (asyncio.run) with its
+    fixtures: `@run_async async def test_x(tmp_path): ...` instead of a nested `go()`."""
+
+    @functools.wraps(test)
+    def sync(*args: P.args, **kwargs: P.kwargs) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return sync
+
+
+def run(coro: Awaitable[T]) -> T:
+    """Awaits `coro` in a fresh event loop: a synchronous test's way into async code."""
+
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())

@@ -27,9 +27,8 @@ from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
 from service.tables import AbandonPolicy, Code, SeatRequest, TableError, Tables
-from tests.support import Client, ServerProcess, bearer, rpc_code
-from tests.test_service_tables import Clock, run
-from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
+from tests.support import Client, Clock, ServerProcess, bearer, rpc_code, run
 
 WAITING, PLAYING = 300.0, 1800.0
 

@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from tests.bot_support import (
     free_port,
     human_seat,
     play_seat,
-    server_and_bots,
     stub_for,
     wait_serving,
     wait_until,
@@ -39,11 +37,7 @@ from tests.bot_support import (
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Bots]]:
-    """One server and a two-process worker shared by the tests that only play."""
-    with server_and_bots(tmp_path_factory.mktemp("bots_stack"), workers=2) as (server, bots):
-        yield (server, bots)
+STACK_WORKERS = 2  # the worker of the tests that only play: two processes
 
 
 def decisions(log: Path) -> list[dict[str, object]]:
@@ -65,8 +59,8 @@ def assert_finished(events: list[pb.TableEvent]) -> pb.Result:
     return result
 
 
-def test_three_bot_table_is_played_to_the_end(stack: tuple[Server, Bots]) -> None:
-    server, bots = stack
+def test_three_bot_table_is_played_to_the_end(stack_with_bots: tuple[Server, Bots]) -> None:
+    server, bots = stack_with_bots
     channel, stub = stub_for(server.address)
     with channel:
         table_id = create_table(stub, bot_seats(3))
@@ -92,8 +86,8 @@ def test_three_bot_table_is_played_to_the_end(stack: tuple[Server, Bots]) -> Non
         assert {"seat", "bot_level", "version", "move", "duration_ms"} <= entry.keys()
 
 
-def test_several_tables_at_once(stack: tuple[Server, Bots]) -> None:
-    server, bots = stack
+def test_several_tables_at_once(stack_with_bots: tuple[Server, Bots]) -> None:
+    server, bots = stack_with_bots
     channel, stub = stub_for(server.address)
     with channel:
         tables = [create_table(stub, bot_seats(3)) for _ in range(4)]
@@ -101,8 +95,8 @@ def test_several_tables_at_once(stack: tuple[Server, Bots]) -> None:
             assert_finished(events_to_end(stub, table_id))
 
 
-def test_human_seat_and_two_bot_seats(stack: tuple[Server, Bots]) -> None:
-    server, bots = stack
+def test_human_seat_and_two_bot_seats(stack_with_bots: tuple[Server, Bots]) -> None:
+    server, bots = stack_with_bots
     channel, stub = stub_for(server.address)
     with channel:
         table_id = create_table(stub, [human_seat(), *bot_seats(2)])
@@ -232,9 +226,9 @@ def test_bots_help() -> None:
 
 
 
-def test_search_levels_play_through_the_worker(stack: tuple[Server, Bots]) -> None:
+def test_search_levels_play_through_the_worker(stack_with_bots: tuple[Server, Bots]) -> None:
     """ISMCTS and heuristic seats are served by the same worker, with one logged decision each."""
-    server, bots = stack
+    server, bots = stack_with_bots
     channel, stub = stub_for(server.address)
     seats = [*bot_seats(1, "easy"), *bot_seats(1, "heuristic"), *bot_seats(1, "random")]
     with channel:

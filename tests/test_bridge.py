@@ -10,7 +10,6 @@ checked against the reason the bridge gave for it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import shutil
 import signal
@@ -31,6 +30,7 @@ from google.protobuf import struct_pb2
 
 from bots import sdk
 from bots.bridge import BadAnswer, BridgeBot, Program
+from tests.bridge_support import json_lines, wait_finished
 from tests.support import CROUPIER, REPO, Client, ServerProcess, rpc_code
 
 NODE = shutil.which("node")
@@ -355,20 +355,6 @@ def stop_bridge(bridge: subprocess.Popen[bytes]) -> None:
     assert bridge.returncode == 0, err.decode(errors="replace")[-2000:]
 
 
-def wait_finished(address: str, table_ids: list[str], timeout: float = 60.0) -> list[pb.TableView]:
-    client = Client(address)
-    try:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            views = [client.view(t) for t in table_ids]
-            if all(v.table.status == pb.TABLE_STATUS_FINISHED for v in views):
-                return views
-            time.sleep(0.1)
-        raise AssertionError(f"tables {table_ids} not finished after {timeout} s")
-    finally:
-        client.close()
-
-
 def export(address: str, table_id: str) -> pb.GameRecord:
     client = Client(address)
     try:
@@ -381,14 +367,6 @@ def record_fallbacks(address: str, table_id: str) -> tuple[Counter[str], int]:
     """The finished table's moves by fallback ("" for the bot's own), and its auto moves."""
     record = export(address, table_id)
     return Counter(m.fallback for m in record.moves), sum(m.auto for m in record.moves)
-
-
-def json_lines(path: Path) -> list[dict[str, Any]]:
-    out = []
-    for line in path.read_text().splitlines():
-        with contextlib.suppress(ValueError):
-            out.append(json.loads(line))
-    return out
 
 
 def test_the_command_plays_tables_with_the_line_bot_and_ends_its_programs(

@@ -31,8 +31,8 @@ from croupier.v1 import croupier_pb2 as pb
 
 from bots.sandbox import Sandbox, SandboxError
 from bots.tournament import stats
+from tests.bridge_support import json_lines, wait_finished
 from tests.support import CROUPIER, REPO, Client, ServerProcess
-from tests.test_bridge import json_lines, wait_finished
 
 pytestmark = pytest.mark.e2e
 TABLES_KEY = "tables-key-0123456789abcdef"

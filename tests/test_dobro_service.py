@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from tests.bot_support import (
     child_env,
     create_table,
     events_to_end,
-    server_and_bots,
     stub_for,
 )
 from tests.pty_support import play_in_pty
@@ -26,11 +24,6 @@ from tests.support import StructValue
 
 pytestmark = pytest.mark.e2e
 
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with server_and_bots(tmp_path_factory.mktemp("dobro_stack"), workers=1) as (server, bots):
-        yield server
 
 
 def create_dobro(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,11 @@ from tests.bot_support import (
     bot_seats,
     create_table,
     events_to_end,
-    server_and_bots,
     stub_for,
 )
 from tests.doppelkopf_support import new, play
 from tests.pty_support import play_in_pty
 from tests.support import StructValue
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with server_and_bots(tmp_path_factory.mktemp("doppelkopf_stack"), workers=1) as (server, bots):
-        yield server
 
 
 def create(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:

@@ -81,7 +81,7 @@ def test_with_more_players_the_losers_share_the_margin() -> None:
 def test_the_heuristic_matches_while_it_can_and_then_ends_the_turn() -> None:
     # the engine no longer ends a turn with nothing left but `end` (seeds/dos.md): the
     # players do, and the heuristic player must neither stop early nor stall
-    from tests.test_dos_rules import FILLER, play, table, two_left
+    from tests.dos_support import FILLER, play, table, two_left
 
     rng = random.Random(3)
     s = play(table(["b4 b7 b10 r10 y1 y8 y10", FILLER], "r7 y9", "b1 b3"), 0, "b7 on r7")
@@ -97,7 +97,7 @@ def test_the_heuristic_matches_while_it_can_and_then_ends_the_turn() -> None:
 
 def test_a_decision_with_one_candidate_takes_no_search() -> None:
     from bots.levels import get_level
-    from tests.test_dos_rules import two_left
+    from tests.dos_support import two_left
 
     s = two_left()  # `end` or `end dos`: the candidates keep the call alone
     move, stats = get_level("medium").choose(GAME, GAME.view(s, 0), 0, random.Random(1))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,18 +26,11 @@ from tests.bot_support import (
     events_to_end,
     human_seat,
     play_seat,
-    server_and_bots,
     stub_for,
 )
+from tests.dos_support import FILLER, deck_for
 from tests.pty_support import play_in_pty
 from tests.support import StructValue
-from tests.test_dos_rules import FILLER, deck_for
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with server_and_bots(tmp_path_factory.mktemp("dos_stack"), workers=1) as (server, bots):
-        yield server
 
 
 def create_dos_table(stub: pb_grpc.CroupierStub, seats: list[pb.SeatSpec], **options: StructValue) -> str:

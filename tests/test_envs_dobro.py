@@ -18,6 +18,7 @@ from engines.dobro import GAME, DobroState
 from engines.envs.dobro import CODEC, NUM_ACTIONS
 from engines.envs.registry import get_codec
 from tests.dobro_support import by, legal, new, play
+from tests.engine_kit import RandomPlay
 
 
 def check_moves(state: DobroState, seat: int) -> dict[int, str]:
@@ -58,20 +59,15 @@ def random_match(players: int, options: dict[str, Any], seed: int) -> int:
     """Plays one match at random, checking every acting seat's moves and every seat's
     observation."""
     rng = random.Random(seed)
-    state = GAME.new_game(players, options, seed=str(seed))
-    steps = 0
-    while not GAME.is_over(state):
-        acting = sorted(GAME.to_act(state))
-        for seat in acting:
+    walk = RandomPlay(GAME, GAME.new_game(players, options, seed=str(seed)), rng)
+    for state, _, _ in walk:
+        for seat in GAME.to_act(state):
             check_moves(state, seat)
         for watcher in range(players):  # the environment observes waiting seats too
             check_observation(state, watcher, options, rng)
-        seat = rng.choice(acting)
-        state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
-        steps += 1
-    check_observation(state, 0, options, rng)
-    check_observation(state, None, options, rng)
-    return steps
+    check_observation(walk.state, 0, options, rng)
+    check_observation(walk.state, None, options, rng)
+    return walk.moves
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
@@ -88,13 +84,10 @@ def test_manual_draw_play_offers_calls_as_relative_actions() -> None:
     seen: set[int] = set()
     for seed in range(4):
         rng = random.Random(seed)
-        state = GAME.new_game(4, {"rounds": 1, "manual_draw": True}, seed=str(seed))
-        while not GAME.is_over(state):
-            acting = sorted(GAME.to_act(state))
-            for seat in acting:
+        first = GAME.new_game(4, {"rounds": 1, "manual_draw": True}, seed=str(seed))
+        for state, _, _ in RandomPlay(GAME, first, rng):
+            for seat in GAME.to_act(state):
                 seen.update(a for a in check_moves(state, seat) if a >= 60)
-            seat = rng.choice(acting)
-            state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
     assert seen <= {60, 61, 62} and seen, seen
 
 

@@ -16,6 +16,7 @@ from engines.envs import doppelkopf as dk
 from engines.envs.doppelkopf import CODEC
 from engines.envs.registry import get_codec
 from tests.doppelkopf_support import DEAL_A, healthy, new, play
+from tests.engine_kit import RandomPlay
 
 # every option set that changes the moves or the view (two deals: the second deal of a
 # session, and in Bistro its deck built from the first deal's tricks)
@@ -50,25 +51,21 @@ def _random_session(opts: dict[str, Any], seed: int) -> tuple[int, int]:
     same. Returns the states played and how many samples dealt the hidden cards otherwise
     (the check is only worth something if the samples do differ from the truth)."""
     rng = random.Random(seed)
-    state = GAME.new_game(4, opts, seed=f"envs-dk-{seed}")
-    steps = differ = 0
-    while not GAME.is_over(state):
-        acting = sorted(GAME.to_act(state))
-        for seat in acting:
+    walk = RandomPlay(GAME, GAME.new_game(4, opts, seed=f"envs-dk-{seed}"), rng)
+    differ = 0
+    for state, _, _ in walk:
+        for seat in GAME.to_act(state):
             _check_moves(state, seat, opts)
         for seat in range(4):
             obs = _observe(state, seat, opts)
             if rng.random() < 0.08:
                 other = GAME.sample(GAME.view(state, seat), rng)
-                assert np.array_equal(obs, _observe(other, seat, opts)), (steps, seat)
+                assert np.array_equal(obs, _observe(other, seat, opts)), (walk.moves, seat)
                 differ += other.hands != state.hands
         _observe(state, None, opts)
-        seat = rng.choice(acting)
-        state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
-        steps += 1
     for viewer in (0, 1, 2, 3, None):
-        _observe(state, viewer, opts)
-    return steps, differ
+        _observe(walk.state, viewer, opts)
+    return walk.moves, differ
 
 
 @pytest.mark.parametrize("opts", OPTION_SETS, ids=lambda o: "-".join(sorted(o)))
@@ -87,12 +84,8 @@ def test_random_play_reaches_solos_marriages_and_announcements() -> None:
     for seed in range(12):
         rng = random.Random(seed)
         opts = {"deals": 2, "bistro": seed % 2 == 0}
-        state = GAME.new_game(4, opts, seed=f"cover-{seed}")
-        while not GAME.is_over(state):
-            seat = rng.choice(sorted(GAME.to_act(state)))
-            move = rng.choice(list(GAME.legal_moves(state, seat)))
+        for state, seat, move in RandomPlay(GAME, GAME.new_game(4, opts, f"cover-{seed}"), rng):
             seen.add(CODEC.action(state, seat, move))
-            state = GAME.apply(state, seat, move)
     assert {24, 25, 38, 43, 48} <= seen
     assert any(dk.SOLO_BASE <= a < dk.RE_BASE for a in seen)
 

@@ -24,6 +24,7 @@ from engines.dou_dizhu.cards import FULL_DECK, RANKS, counts, pack
 from engines.dou_dizhu.moves import follow_moves, lead_moves
 from engines.envs.dou_dizhu import CODEC, OBS_SIZE, OFFSETS, cards_vector, table
 from engines.envs.registry import get_codec
+from tests.engine_kit import RandomPlay
 
 OPTION_SETS: list[dict[str, Any]] = [{}, {"deals": 3, "max_redeals": 1}]
 N_ACTIONS = CODEC.num_actions(3, {})
@@ -81,21 +82,16 @@ def check_play_features(view: Any, obs: np.ndarray) -> None:
 
 
 def random_play(seed: str, rng: random.Random, opts: dict, observe: bool = True) -> int:
-    state = GAME.new_game(3, opts, seed=seed)
-    steps = 0
-    while not GAME.is_over(state):
-        (seat,) = GAME.to_act(state)
-        moves = GAME.legal_moves(state, seat)
-        check_moves(state, seat, moves)
+    walk = RandomPlay(GAME, GAME.new_game(3, opts, seed=seed), rng)
+    for state, seat, _ in walk:
+        check_moves(state, seat, GAME.legal_moves(state, seat))
         if observe:
             check_observation(state, seat, rng, opts)
-            if steps % 7 == 0:
+            if walk.moves % 7 == 0:
                 check_observation(state, None, rng, opts)
-        state = GAME.apply(state, seat, rng.choice(moves))
-        steps += 1
-    obs = CODEC.observe(GAME.view(state, 0), 3, opts)
+    obs = CODEC.observe(GAME.view(walk.state, 0), 3, opts)
     assert obs.shape == (OBS_SIZE,) and np.isfinite(obs).all()
-    return steps
+    return walk.moves
 
 
 # --- the table -------------------------------------------------------------------------

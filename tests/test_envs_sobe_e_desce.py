@@ -35,6 +35,7 @@ from engines.sobe_e_desce import GAME, Move
 from engines.sobe_e_desce.cards import CARD_TEXT, cards_of, parse_card
 from engines.sobe_e_desce.game import OVER, PLAY
 from engines.sobe_e_desce.moves import EXCHANGE
+from tests.engine_kit import RandomPlay
 
 CODEC = get_codec("sobe_e_desce")
 PLAYERS = 4
@@ -81,15 +82,11 @@ def check_state(state, options: Mapping[str, Any], rng: random.Random) -> None:
 def play_match(seed: int, options: Mapping[str, Any]) -> int:
     """A random match, checked at every state; the number of states."""
     rng = random.Random(seed)
-    state = GAME.new_game(PLAYERS, options, seed=f"envs-{seed}")
-    checked = 0
-    while not GAME.is_over(state):
+    walk = RandomPlay(GAME, GAME.new_game(PLAYERS, options, seed=f"envs-{seed}"), rng)
+    for state, _, _ in walk:
         check_state(state, options, rng)
-        checked += 1
-        seat = state.to_act
-        state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
-    check_state(state, options, rng)
-    return checked + 1
+    check_state(walk.state, options, rng)
+    return walk.moves + 1
 
 
 @settings(max_examples=10, deadline=None)
@@ -102,10 +99,10 @@ def test_random_play_keeps_the_codec_promises(seed: int, which: int) -> None:
 def test_short_matches_end_with_the_winner_in_view(seed: int) -> None:
     options = {"start_score": 2, "dealer": seed % 4}
     rng = random.Random(seed)
-    state = GAME.new_game(PLAYERS, options, seed=f"end-{seed}")
-    while not GAME.is_over(state):
-        seat = state.to_act
-        state = GAME.apply(state, seat, rng.choice(list(GAME.legal_moves(state, seat))))
+    walk = RandomPlay(GAME, GAME.new_game(PLAYERS, options, seed=f"end-{seed}"), rng)
+    for _ in walk:
+        pass
+    state = walk.state
     for seat in range(PLAYERS):
         obs = CODEC.observe(GAME.view(state, seat), PLAYERS, options)
         assert GAME.view(state, seat).phase == OVER and obs[PHASE + 3] == 1 and obs[TO_ACT:TO_ACT + 4].sum() == 0

@@ -27,8 +27,8 @@ from bots.tournament.schedule import deal_options
 from engines import commitments
 from engines.registry import GAMES
 from tests.engine_kit import SETUPS
+from tests.secrecy_support import SECRETS
 from tests.support import CROUPIER, REPO, Client, ServerProcess, bearer
-from tests.test_secrecy import SECRETS
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 HEX32 = re.compile(r"[0-9a-f]{32}")

@@ -142,7 +142,7 @@ def test_a_level_with_inference_plays_legal_reproducible_moves_in_every_game(nam
     game = GAMES[name]
     level = Level("inferring", "ismcts", iterations=60, heuristic_playouts=True, pruned=True,
                   inference=0.3)
-    from tests.test_ismcts import random_states
+    from tests.ismcts_support import random_states
 
     for state, acting in random_states(name, 6, seed=4):
         seat = acting[0]

@@ -7,7 +7,6 @@ import json
 import random
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,7 +15,7 @@ from bots.ismcts import search
 from bots.levels import LEVELS, Level
 from engines.registry import GAMES
 from tests.bot_support import CROUPIER
-from tests.engine_kit import SETUPS
+from tests.ismcts_support import random_states
 
 QUICK = [
     Level("random", "random"),
@@ -24,24 +23,6 @@ QUICK = [
     Level("tiny", "ismcts", iterations=12),
     Level("tiny-h", "ismcts", iterations=12, heuristic_playouts=True),
 ]
-
-
-def random_states(name: str, count: int, seed: int) -> list[tuple[Any, list[int]]]:
-    """States along random games of the engine, with the seats to act."""
-    game, setup = GAMES[name], SETUPS[name][0]
-    rng = random.Random(seed)
-    out: list[tuple[Any, list[int]]] = []
-    g = 0
-    while len(out) < count:
-        state = game.new_game(setup.players, setup.options, f"bots/{g}")
-        g += 1
-        while not game.is_over(state):
-            acting = sorted(game.to_act(state))
-            if rng.random() < 0.3:
-                out.append((state, acting))
-            seat = rng.choice(acting)
-            state = game.apply(state, seat, rng.choice(list(game.legal_moves(state, seat))))
-    return out[:count]
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -108,7 +89,7 @@ def test_budgets_are_respected(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_search_prefers_the_winning_move() -> None:
     """With the deal decided by one move (going out), the search finds it."""
     from engines.dou_dizhu import Move
-    from tests.test_dou_dizhu_rules import FARMER_1, FARMER_2, LANDLORD, new, play
+    from tests.dou_dizhu_support import FARMER_1, FARMER_2, LANDLORD, new, play
 
     s = new([LANDLORD, FARMER_1, FARMER_2], "AAR")
     s = play(s, "bid 2", "pass", "pass", "666+4", "888+3", "5555", "pass", "pass", "7", "R",

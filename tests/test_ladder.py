@@ -8,7 +8,6 @@ and moving at random: what is rated is the tables' stored results, whoever playe
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any
 import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from google.protobuf import struct_pb2
 from openskill.models import PlackettLuce
 
 from service.model import RatedMatch, Rating
@@ -25,13 +23,13 @@ from service.store import Store, TableRated
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
+from tests.ladder_support import LEVELS3, bot_table, options, played, rate, standings
+from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 from tests.support import Client, ServerProcess, rpc_code
-from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
 
 C = grpc.StatusCode
 TABLES_KEY = "ladder-tables-key-0123456789abcdef"
 BOTS_KEY = "ladder-bots-key-0123456789abcdefgh"
-LEVELS3 = ("random", "heuristic", "easy")
 
 pytestmark = pytest.mark.e2e
 
@@ -134,33 +132,6 @@ def test_store_racing_ratings_land_once_and_none_is_lost(
 
 
 # --- through a real server ----------------------------------------------------------------
-def options(**values: Any) -> struct_pb2.Struct:
-    s = struct_pb2.Struct()
-    s.update(values)
-    return s
-
-
-def bot_table(client: Client, levels: Sequence[str] = LEVELS3, game: str = "dou_dizhu",
-              keys: tuple[str, str] | None = None, **opts: Any) -> str:
-    """A table whose seats are reserved for these levels, every seat taken by `client`
-    (`keys`: the API keys of the tables and bots roles)."""
-    seats = [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level=level) for level in levels]
-    table = client.stub.CreateTable(
-        pb.CreateTableRequest(game=game, seats=seats, options=options(**opts)),
-        metadata=[("x-api-key", keys[0])] if keys else None, timeout=10)
-    for seat in range(len(levels)):
-        joined = client.stub.JoinTable(
-            pb.JoinTableRequest(table_id=table.table_id, seat=seat, bot=True),
-            metadata=[("x-api-key", keys[1])] if keys else None, timeout=10)
-        client.tokens[joined.seat] = joined.token
-    return str(table.table_id)
-
-
-def played(client: Client, table_id: str, seed: int) -> str:
-    client.play_to_end(table_id, random.Random(seed))
-    return table_id
-
-
 def totals(client: Client, table_id: str) -> list[int]:
     return list(client.view(table_id).result.totals)
 
@@ -170,18 +141,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(db=tmp_path_factory.mktemp("ladder") / "ladder.db").start()
     yield proc
     proc.stop()
-
-
-def rate(client: Client, ladder: str, match_id: str, tables: Sequence[str],
-         metadata: Any = None) -> pb.RateMatchResponse:
-    return client.stub.RateMatch(
-        pb.RateMatchRequest(ladder=ladder, match_id=match_id, table_ids=list(tables)),
-        metadata=metadata, timeout=10)
-
-
-def standings(client: Client, ladder: str = "", game: str = "") -> list[tuple[Any, ...]]:
-    reply = client.stub.ListRatings(pb.ListRatingsRequest(ladder=ladder, game=game), timeout=10)
-    return [(r.game, r.entrant, r.mu, r.sigma, r.ordinal, r.matches) for r in reply.ratings]
 
 
 def test_rate_match_ranks_entrants_by_their_summed_points(client: Client) -> None:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.ladder_support import bot_table, played, rate, standings
 from tests.support import Client, ServerProcess, free_port
-from tests.test_ladder import bot_table, played, rate, standings
 from tests.web_table_support import (
     ARTIFACTS,
     skip_without_browser,

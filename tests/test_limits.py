@@ -14,7 +14,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from service.limits import Limits, client_key
 from tests.support import Client, ServerProcess, free_port, rpc_code, stored_table
-from tests.test_web_api import _post
+from tests.web_api_support import http_post
 
 C = grpc.StatusCode
 pytestmark = pytest.mark.e2e
@@ -73,9 +73,9 @@ def test_message_size_and_tables_per_client(tight: ServerProcess) -> None:
         # the web port keeps the same limit
         ping = f"{tight.web_url}/croupier.v1.Croupier/Ping"
         big, small = (pb.PingRequest(payload=b"x" * n).SerializeToString() for n in (5000, 3000))
-        status, _, body = _post(ping, big, "application/proto")
+        status, _, body = http_post(ping, big, "application/proto")
         assert status == 429 and b"resource_exhausted" in body, (status, body)
-        status, _, body = _post(ping, small, "application/proto")
+        status, _, body = http_post(ping, small, "application/proto")
         assert status == 200 and pb.PingResponse.FromString(body).payload == b"x" * 3000
 
         first = client.seated_table()
@@ -131,7 +131,7 @@ def test_moves_per_seat_are_rate_limited(rated: ServerProcess) -> None:
 @pytest.fixture(scope="module")
 def shared_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[ServerProcess]]:
     """Two replicas on one Redis prefix with the same limits."""
-    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+    from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 
     prefix = redis_prefix()
     tmp = tmp_path_factory.mktemp("shared-limits")
@@ -207,7 +207,7 @@ def test_stream_places_of_a_dead_replica_expire() -> None:
     import asyncio
 
     from service.limits import SharedCounts
-    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+    from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 
     prefix = redis_prefix()
     url = f"{REDIS_URL}?prefix={prefix}"

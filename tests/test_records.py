@@ -163,7 +163,7 @@ def test_server_log_and_errors_do_not_leak_before_the_end(
     refusals by their kind, no hand and no token anywhere."""
     from collections import Counter
 
-    from tests.test_secrecy import SECRETS, card_tokens, leaked, view_cards
+    from tests.secrecy_support import SECRETS, card_tokens, leaked, view_cards
 
     sec = SECRETS["dou_dizhu"]
     table_id = client.seated_table()
@@ -227,7 +227,7 @@ def test_server_log_and_errors_do_not_leak_before_the_end(
 
 def test_export_from_the_redis_store(tmp_path: Path) -> None:
     """The record is built from the store's event log: the Redis stream serves it alike."""
-    from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
+    from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 
     prefix = redis_prefix()
     proc = ServerProcess(db=tmp_path / "redis-server", store=f"{REDIS_URL}?prefix={prefix}")

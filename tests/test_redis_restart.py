@@ -266,7 +266,7 @@ def test_store_on_a_unix_socket(tmp_path: Path) -> None:
     """`unix://` store URLs (a Redis beside the server, no TCP): writes, reads and the stream
     reader's wake-ups work as over TCP, with the prefix taken from the query."""
     from service.store_redis import RedisStore
-    from tests.test_store import HOUR, _seed, event, reader_covers, record, woken
+    from tests.store_support import HOUR, event, reader_covers, record, seed_table, woken
 
     redis = PrivateRedis(tmp_path / "r", unix_socket=True).start()
     try:
@@ -274,7 +274,7 @@ def test_store_on_a_unix_socket(tmp_path: Path) -> None:
 
         async def scenario() -> None:
             a, b = RedisStore(url), RedisStore(url)
-            await _seed(a)
+            await seed_table(a)
             waiter = asyncio.ensure_future(b.wait_for_change("t1", 1, HOUR))
             await reader_covers(b, {"t1": 1})
             await a.commit(record("t1", version=2), [event("t1", 2)], 1)
@@ -296,7 +296,7 @@ def test_pool_reconnects_every_idle_connection(private_redis: PrivateRedis) -> N
     """After a restart of Redis, no call fails on a pooled connection left over from the old
     process (redis-py's maintenance notifications had switched off its check for those)."""
     from service.store_redis import RedisStore
-    from tests.test_store import event, record
+    from tests.store_support import event, record
 
     async def scenario() -> list[str]:
         store = RedisStore(f"{private_redis.url}?prefix=pool:")
@@ -331,7 +331,7 @@ def test_reader_survives_restart_and_stays_connected(private_redis: PrivateRedis
 
     from service import store_redis
     from service.store_redis import RedisStore
-    from tests.test_store import HOUR, event, reader_covers, record, woken
+    from tests.store_support import HOUR, event, reader_covers, record, woken
 
     url = f"{private_redis.url}?prefix=reader:"
 

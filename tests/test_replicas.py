@@ -26,8 +26,8 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from google.protobuf import struct_pb2
 
 from tests.bot_support import Bots
+from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 from tests.support import Client, ServerProcess, bearer
-from tests.test_store import REDIS_URL, redis_cleanup, redis_prefix
 
 pytestmark = pytest.mark.e2e
 

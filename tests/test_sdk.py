@@ -29,8 +29,8 @@ from bots import sdk
 from bots.sdk.runner import Runner, RunnerSettings
 from bots.sdk.seat import SeatPlayer
 from tests.bot_support import create_table, events_to_end, wait_until
+from tests.seat_player_support import SEAT, ScriptedStub, view
 from tests.support import Client, ServerProcess
-from tests.test_bots_seat_player import SEAT, ScriptedStub, view
 
 pytestmark = pytest.mark.e2e
 
@@ -300,6 +300,19 @@ def test_bad_settings_are_refused_before_any_call(tmp_path: Path) -> None:
         asyncio.run(sdk.serve(Trivial, "127.0.0.1:1", "Not A Name"))
     with pytest.raises(ValueError, match="cannot read"):
         asyncio.run(sdk.serve(Trivial, "127.0.0.1:1", "alice", tls_ca=str(tmp_path / "no.pem")))
+    with pytest.raises(TypeError, match="thread"):  # a misspelt setting is no silent default
+        asyncio.run(sdk.serve(Trivial, "127.0.0.1:1", "alice", thread=4))
+    assert sdk.run(Trivial, "127.0.0.1:1", "alice", threads=0) == 2
+
+
+def test_run_and_serve_build_one_settings_object_with_the_key_from_its_file(
+    tmp_path: Path,
+) -> None:
+    key_file = tmp_path / "key"
+    key_file.write_text("k-123\n")
+    key_file.chmod(0o600)
+    settings = sdk.settings_of("h:1", "alice", "", {"key_file": str(key_file), "threads": 3})
+    assert settings == sdk.RunnerSettings(server="h:1", entrant="alice", key="k-123", threads=3)
 
 
 def test_the_sdk_names_the_built_in_levels() -> None:

@@ -11,53 +11,36 @@ for other seats' cards and for tokens.
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
-from croupier.v1 import dobro_pb2, doppelkopf_pb2, dos_pb2, dou_dizhu_pb2, sobe_e_desce_pb2
 from google.protobuf.message import Message
 
 from bots.tournament.schedule import deal_options
 from engines.contract import Game
 from engines.registry import GAMES
 from tests.engine_kit import SETUPS, play_random
-from tests.support import Client, ServerProcess, bearer, stored_event_states, stored_table
-from tests.test_service_api import log_lines
-
-
-@dataclass(frozen=True)
-class Secrets:
-    """Where one game keeps cards, as its State message spells them."""
-
-    state: type[Message]
-    split: Callable[[str], list[str]]
-    join: Callable[[list[str]], str]
-    per_seat: tuple[str, ...]  # repeated string fields, one entry per seat
-    shared: tuple[str, ...] = ()  # string fields nobody sees (draw piles, stock, aside)
-    mirrored: str = ""  # a per-seat field holding the same unplayed cards (dealt hands)
-
-
-def _chars(text: str) -> list[str]:
-    return list(text)
-
-
-SECRETS: dict[str, Secrets] = {
-    "dou_dizhu": Secrets(dou_dizhu_pb2.DouDizhuState, _chars, "".join, ("hands",)),
-    "dobro": Secrets(dobro_pb2.DobroState, str.split, " ".join, ("hands",), ("pile", "aside")),
-    "doppelkopf": Secrets(
-        doppelkopf_pb2.DoppelkopfState, str.split, " ".join, ("hands",), mirrored="dealt"
-    ),
-    "dos": Secrets(dos_pb2.DosState, str.split, " ".join, ("hands",), ("pile",)),
-    "sobe_e_desce": Secrets(
-        sobe_e_desce_pb2.SobeEDesceState, str.split, " ".join, ("hands", "discards"),
-        ("pending", "stock"),
-    ),
-}
+from tests.secrecy_support import (
+    _WORD,
+    DOU_DIZHU_RANKS,
+    SECRETS,
+    Secrets,
+    _split_text,
+    card_tokens,
+    leaked,
+    view_cards,
+)
+from tests.support import (
+    Client,
+    ServerProcess,
+    bearer,
+    log_lines,
+    stored_event_states,
+    stored_table,
+)
 
 
 def test_every_game_has_its_secrets_named() -> None:
@@ -161,27 +144,6 @@ def test_views_do_not_depend_on_where_hidden_cards_lie(name: str) -> None:
     assert checked >= 1000, f"only {checked} swapped states checked for {name}"
 
 
-def _split_text(sec: Secrets, text: str) -> list[str]:
-    return sec.split(text.replace(",", " ").replace("+", " ").replace(":", " "))
-
-
-def view_cards(sec: Secrets, view: Message) -> Counter[str]:
-    """Every card token in any text of a view (played cards, own hand, kitty, tricks...)."""
-    found: Counter[str] = Counter()
-
-    def walk(m: Message) -> None:
-        for _field, value in m.ListFields():
-            single = isinstance(value, str | bytes | int | float | Message)
-            for v in [value] if single else value:
-                if isinstance(v, Message):
-                    walk(v)
-                elif isinstance(v, str):
-                    found.update(_split_text(sec, v))
-
-    walk(view)
-    return found
-
-
 def _cards(sec: Secrets, data: bytes, observer: int | None) -> Counter[str]:
     """The cards in every place `observer` cannot see (a spectator: every hand and pile)."""
     msg = sec.state.FromString(data)
@@ -190,48 +152,8 @@ def _cards(sec: Secrets, data: bytes, observer: int | None) -> Counter[str]:
 
 
 # --- card names in free text (error messages, log lines) ------------------------------
-DOU_DIZHU_RANKS = frozenset("3456789TJQKA2BR")
-_WORD = re.compile(r"[0-9A-Za-z#]+")
 # numbers that count or name something other than a card: seats, versions, bids, sizes,
 # Dobro's values ("J+8 makes 16, less than the value in play 20: play 20 or more")
-_NOT_CARDS = re.compile(
-    r"\b(?:seat(?:s|\(s\))?|version|expected_version|bid|players?|deals?|rounds?|makes"
-    r"|value in play|play)\s+\d+\b(?:(?:\s*,\s*|\s+or\s+|\s+and\s+)\d+\b)*",
-    re.IGNORECASE,
-)
-_DOBRO_TWO = re.compile(r"^(\d+|[JRS])(?:\1|s)$")  # 66, 1010, JJ; "two 6s": two of a card
-
-
-def card_tokens(name: str, text: str) -> Counter[str]:
-    """The words of `text` in the game's notation, numbers of seats, versions and bids left
-    out; a word of several cards counts each (Dou Dizhu's 33345, Dobro's pairs 66 and plural
-    6s). Which of them are cards is up to the caller, who knows where the cards are."""
-    found: Counter[str] = Counter()
-    for word in _WORD.findall(_NOT_CARDS.sub(" ", text)):
-        if name == "dou_dizhu":
-            if set(word) <= DOU_DIZHU_RANKS:
-                found.update(word)
-        elif name == "dobro" and (m := _DOBRO_TWO.match(word)):
-            found[m.group(1)] += 2
-        else:
-            found[word] += 1
-    return found
-
-
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-
-
-def leaked(name: str, text: str, allowed: Counter[str], hidden: Counter[str],
-           sent: str = "") -> list[str]:
-    """The cards hidden from a reader that `text` names more often than the reader may know
-    of them (`allowed`: what its view shows and what it sent itself). Quotes of what it
-    sent (`sent`: the move text, as given or in another spelling) are left out first."""
-    mine = card_tokens(name, sent)
-    for quote in _QUOTED.findall(text):
-        if card_tokens(name, quote) == mine:
-            text = text.replace(quote, " ", 1)
-    shown = card_tokens(name, text)
-    return sorted(t for t in shown if t in hidden and shown[t] > allowed[t])
 
 
 def test_a_leaking_message_is_caught() -> None:

@@ -18,8 +18,8 @@ from croupier.v1 import croupier_pb2 as pb
 from common.logging import scrub
 from common.masking import masked
 from tests.bot_support import child_env
+from tests.store_support import redis_cleanup, redis_prefix
 from tests.support import CROUPIER, REPO, Client, ServerProcess, free_port, rpc_code, wait_serving
-from tests.test_store import redis_cleanup, redis_prefix
 
 pytestmark = pytest.mark.e2e
 PASSWORD = "pw-Zq8vN3kT1xR7"  # Redis without requirepass accepts any AUTH password

@@ -7,8 +7,6 @@ server's SQLite file), so secrecy is checked against the engine's own views.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import random
 import threading
 from pathlib import Path
@@ -28,6 +26,7 @@ from tests.support import (
     ServerProcess,
     StructValue,
     bearer,
+    log_lines,
     rpc_code,
     stored_event_states,
     stored_table,
@@ -298,15 +297,6 @@ def test_every_error_code_leaves_the_table_unchanged(server: ServerProcess, clie
     assert max(len(str(line.get("table", ""))) for line in log_lines(log)) < 100
     assert "the bidding is not over" not in log
     assert all(t not in log for t in tokens.values())
-
-
-def log_lines(text: str) -> list[dict]:
-    """The server's JSON log lines (other lines, e.g. a traceback, skipped)."""
-    out = []
-    for line in text.splitlines():
-        with contextlib.suppress(ValueError):
-            out.append(json.loads(line))
-    return out
 
 
 def _struct(**values: StructValue) -> struct_pb2.Struct:

@@ -10,7 +10,7 @@ import random
 import sqlite3
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -20,24 +20,9 @@ from service.moves import REPLAY_WINDOW
 from service.store_memory import MemoryStore
 from service.store_sqlite import SQLiteStore
 from service.tables import Code, SeatRequest, TableError, Tables
+from tests.support import Clock, run
 
-T = TypeVar("T")
 GAME = get_game("dou_dizhu")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(coro: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coro
-
-    return asyncio.run(main())
 
 
 def make() -> tuple[Tables, Clock]:

@@ -15,6 +15,7 @@ from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from service.config import ServeConfig
 from service.server import start
 from tests.support import Client, ServerProcess
 
@@ -24,7 +25,7 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 def test_stop_drains_then_finishes_in_flight_moves() -> None:
     async def go() -> None:
-        running = await start("127.0.0.1:0", "memory", fill_interval=60)
+        running = await start(ServeConfig(listen="127.0.0.1:0", store="memory", fill_interval=60))
         loop = asyncio.get_running_loop()
         address = f"127.0.0.1:{running.port}"
         channel = grpc.aio.insecure_channel(address)
@@ -141,9 +142,8 @@ def test_an_unreachable_store_answers_unavailable() -> None:
     from tests.support import free_port
 
     async def go() -> None:
-        running = await start(
-            "127.0.0.1:0", f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1", 60
-        )
+        store = f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1"
+        running = await start(ServeConfig(listen="127.0.0.1:0", store=store, fill_interval=60))
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = pb_grpc.CroupierStub(channel)
             try:

@@ -12,7 +12,7 @@ from bots.heuristics.sobe_e_desce import candidates, choose
 from bots.levels import get_level
 from engines.sobe_e_desce import GAME, Move
 from engines.sobe_e_desce.game import DECIDE, PLAY, TRUMP_PHASE
-from tests.test_sobe_e_desce_rules import new, play
+from tests.sobe_e_desce_support import new, play
 
 
 def test_heuristic_and_candidates_stay_legal_in_every_phase() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from tests.bot_support import (
     bot_seats,
     create_table,
     events_to_end,
-    server_and_bots,
     stub_for,
 )
 from tests.pty_support import play_in_pty
@@ -27,11 +25,6 @@ from tests.support import StructValue
 
 SHORT = {"start_score": 4, "max_deals": 3}
 
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with server_and_bots(tmp_path_factory.mktemp("sobe_e_desce_stack"), workers=1) as (server, bots):
-        yield server
 
 
 def create(stub, seats: list[pb.SeatSpec], **options: StructValue) -> str:

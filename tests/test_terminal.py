@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
@@ -29,17 +28,10 @@ from tests.bot_support import (
     child_env,
     create_table,
     events_to_end,
-    server_and_bots,
     stub_for,
 )
 from tests.pty_support import PROMPT, play_in_pty
 from tests.support import free_port
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with server_and_bots(tmp_path_factory.mktemp("terminal_stack"), workers=1) as (server, bots):
-        yield server
 
 
 def run(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -28,6 +28,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from service.web import method_info
 from tests.support import Client, ServerProcess, free_port
+from tests.web_api_support import http_post
 
 pytestmark = pytest.mark.e2e
 ORIGIN = "http://frontend.example"
@@ -349,27 +350,18 @@ def test_sigterm_ends_web_streams_with_where_to_resume(tmp_path: Path) -> None:
     assert "from_version=4" in error.message
 
 
-def _post(url: str, body: bytes, content_type: str) -> tuple[int, dict[str, str], bytes]:
-    req = urllib.request.Request(url, data=body, headers={"content-type": content_type})
-    try:
-        with urllib.request.urlopen(req, timeout=5) as reply:
-            return reply.status, dict(reply.headers.items()), reply.read()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers.items()), e.read()
-
-
 def test_malformed_and_oversized_requests_are_refused_cleanly(web_server: ServerProcess) -> None:
     url = f"{web_server.web_url}/croupier.v1.Croupier/GetView"
-    status, _, body = _post(url, b"\xff\xff\x01", "application/proto")
+    status, _, body = http_post(url, b"\xff\xff\x01", "application/proto")
     assert status == 400 and b"invalid_argument" in body
     # gRPC-Web: the status travels in the trailer frame of a 200 response
     framed = b"\x00\x00\x00\x00\x05" + b"\xff" * 5
-    status, _, body = _post(url, framed, "application/grpc-web+proto")
+    status, _, body = http_post(url, framed, "application/grpc-web+proto")
     assert status == 200 and b"grpc-status: 3" in body
     ping = f"{web_server.web_url}/croupier.v1.Croupier/Ping"
-    status, _, body = _post(ping, b"\x00" * (2 << 20), "application/proto")
+    status, _, body = http_post(ping, b"\x00" * (2 << 20), "application/proto")
     assert status == 429 and b"resource_exhausted" in body
-    status, _, _ = _post(ping, b"x", "text/html")
+    status, _, _ = http_post(ping, b"x", "text/html")
     assert status == 415
     # and the server is still there, unchanged
     client = Client(web_server.address)

@@ -321,7 +321,7 @@ def test_dos_auto_end_is_the_players_own_opt_in(stack: ServerProcess, browser: B
     """After a match that leaves nothing but `end`, the server waits (ending by itself would
     tell the table about the hand); the page waits too until its player ticks auto-end, then
     ends the turn for them, and remembers the choice. The deal's commitment is in the panel."""
-    from tests.test_dos_rules import FILLER, deck_for
+    from tests.dos_support import FILLER, deck_for
 
     client = Client(stack.address)
     try:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from bots.sdk.bot import Bot, SeatContext
-from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, MARGIN, Fallback
+from bots.sdk.decide import CRASHED, GARBAGE, ILLEGAL, LATE, Fallback
 from bots.sdk.net import DEFAULT_SERVER
 from bots.sdk.runner import (
-    DEFAULT_POLL,
     LEVEL_NAMES,
     BotSource,
     KeyRefused,
@@ -53,7 +53,22 @@ __all__ = [
     "SeatContext",
     "run",
     "serve",
+    "settings_of",
 ]
+
+
+def settings_of(server: str, entrant: str, key: str, options: dict[str, Any]) -> RunnerSettings:
+    """The settings `serve` and `run` play with: `options` are RunnerSettings' other fields
+    (tls_ca, tls_cert, tls_key, name, poll, max_seats, threads, margin, levels) and
+    `key_file`. TypeError for an unknown option; ValueError for a key file that won't read or
+    a bad setting, before any call."""
+    options = dict(options)
+    key = load_key(key, options.pop("key_file", ""))
+    settings = RunnerSettings(server=server, entrant=entrant, key=key, **options)
+    problem = settings.check()
+    if problem:
+        raise ValueError(problem)
+    return settings
 
 
 async def serve(
@@ -62,32 +77,18 @@ async def serve(
     entrant: str = "",
     key: str = "",
     *,
-    key_file: str = "",
-    tls_ca: str = "",
-    tls_cert: str = "",
-    tls_key: str = "",
-    name: str = "",
-    poll: float = DEFAULT_POLL,
-    max_seats: int = 64,
-    threads: int = 1,
-    margin: float = MARGIN,
     stop: asyncio.Event | None = None,
+    **options: Any,
 ) -> None:
     """Plays `bot` until `stop` is set (None: until SIGINT/SIGTERM, or cancelled), then gives
     the unfinished seats back. `bot`: a Bot (shared by every seat), a Bot class (one instance
     per seat) or a function of the SeatContext making the seat's Bot. `entrant`: the outside
     entrant to play as (a built-in level's name: that level's seats). `key`: the API key; if
-    "", the one in `key_file`, else env CROUPIER_API_KEY_FILE's file, else env
-    CROUPIER_API_KEY. `threads`: blocking decisions at once. Bad settings raise ValueError
-    before any call; a key the server refuses stops it with KeyRefused."""
-    settings = RunnerSettings(
-        server=server, entrant=entrant, key=load_key(key, key_file), tls_ca=tls_ca,
-        tls_cert=tls_cert, tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
-        margin=margin,
-    )
-    problem = settings.check()
-    if problem:
-        raise ValueError(problem)
+    "", the one in the `key_file` option, else env CROUPIER_API_KEY_FILE's file, else env
+    CROUPIER_API_KEY. `options`: see `settings_of` (`threads`: blocking decisions at once).
+    Bad settings raise ValueError before any call; a key the server refuses stops it with
+    KeyRefused."""
+    settings = settings_of(server, entrant, key, options)
     await Runner(bot, settings).run(stop=stop, signals=stop is None)
 
 
@@ -97,16 +98,8 @@ def run(
     entrant: str = "",
     key: str = "",
     *,
-    key_file: str = "",
-    tls_ca: str = "",
-    tls_cert: str = "",
-    tls_key: str = "",
-    name: str = "",
-    poll: float = DEFAULT_POLL,
-    max_seats: int = 64,
-    threads: int = 1,
-    margin: float = MARGIN,
     log_level: str = "",
+    **options: Any,
 ) -> int:
     """`serve` as a program: sets up logging (JSON lines, or readable on a terminal), blocks
     until SIGINT/SIGTERM, and answers an exit code (0 after a clean stop, 2 for bad settings,
@@ -115,18 +108,9 @@ def run(
 
     bot_logging.configure(log_level or None)
     try:
-        key = load_key(key, key_file)
+        settings = settings_of(server, entrant, key, options)
     except ValueError as e:
         print(f"bot: {e}", file=sys.stderr)
-        return 2
-    settings = RunnerSettings(
-        server=server, entrant=entrant, key=key, tls_ca=tls_ca, tls_cert=tls_cert,
-        tls_key=tls_key, name=name, poll=poll, max_seats=max_seats, threads=threads,
-        margin=margin,
-    )
-    problem = settings.check()
-    if problem:
-        print(f"bot: {problem}", file=sys.stderr)
         return 2
     try:
         return asyncio.run(Runner(bot, settings).run())

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dobro_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.dobro import bounds
 from engines.dobro.cards import (
     CODES,
@@ -206,9 +206,7 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
 
     # --- set-up -------------------------------------------------------------------------
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DobroState:
-        if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"Dobro is played by 2 to 6 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         deck = " ".join(opts["deck"].replace(",", " ").split())
         if deck:
             parse_deck(deck, players)
@@ -306,9 +304,6 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
         )
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -377,7 +372,7 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
 
     def decode(self, data: bytes) -> DobroState:
         msg = pb.DobroState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DobroState)
             s.seed = msg.seed
@@ -396,10 +391,6 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
             if s.deck_option:
                 parse_deck(s.deck_option, n)
             _check(s)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Dobro state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Dobro state: {type(exc).__name__}") from None
         return s
 
 

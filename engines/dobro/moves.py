@@ -13,6 +13,7 @@ Move('JJ:10')
 
 from __future__ import annotations
 
+from engines.cache import remember
 from engines.dobro.cards import JOKER, NUMBERED_MASK, REVERSE, SKIP, unit
 from engines.interned import InternedMove
 
@@ -224,9 +225,7 @@ def plays(h: int, value: int, opening: bool) -> tuple[Move, ...]:
         if (h >> (4 * REVERSE)) & 15:
             out.append(REVERSE_M)
     res = tuple(out)
-    if len(_PLAYS) > _CACHE_LIMIT:
-        _PLAYS.clear()
-    _PLAYS[key] = res
+    remember(_PLAYS, _CACHE_LIMIT, key, res)
     return res
 
 

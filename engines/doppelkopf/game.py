@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import doppelkopf_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.cache import remember
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.doppelkopf import bounds
 from engines.doppelkopf.cards import (
     CLUB_JACK,
@@ -536,9 +537,7 @@ def _card_moves(mask: int) -> tuple[Move, ...]:
     moves = _CARD_CACHE.get(mask)
     if moves is None:
         moves = tuple(CARD_MOVES[k] for k in kinds_of(mask))
-        if len(_CARD_CACHE) >= CARD_CACHE_SIZE:
-            _CARD_CACHE.clear()
-        _CARD_CACHE[mask] = moves
+        remember(_CARD_CACHE, CARD_CACHE_SIZE, mask, moves)
     return moves
 
 
@@ -574,9 +573,7 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         return ("human", "bot", "human", "bot") if options.get("duel") else None
 
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DoppelkopfState:
-        if players != PLAYERS:
-            raise ValueError(f"Doppelkopf is played by exactly 4 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["bistro"] and opts["duel"]:
             raise ValueError("options 'bistro' and 'duel' are separate modes: choose one")
         deck_text = " ".join(opts["deck"].replace(",", " ").split())
@@ -668,9 +665,6 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
         return _declare(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -742,7 +736,7 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
 
     def decode(self, data: bytes) -> DoppelkopfState:
         msg = pb.DoppelkopfState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DoppelkopfState)
             s.seed = msg.seed
@@ -754,10 +748,6 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
             s.hands = tuple(parse_hand(h) for h in msg.hands)  # type: ignore[assignment]
             s.dealt = tuple(parse_hand(h) for h in msg.dealt)  # type: ignore[assignment]
             _restore_public(s, msg)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Doppelkopf state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Doppelkopf state: {type(exc).__name__}") from None
         return s
 
 

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dos_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.cache import remember
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.dos import bounds
 from engines.dos.cards import (
     CODES,
@@ -237,9 +238,7 @@ def _target_moves(target: int, distinct: int, dups: int) -> tuple[Move, ...]:
             partners ^= lb
             out.append(match_move(a, lb.bit_length() - 1, target))
     moves = tuple(out)
-    if len(_TARGET_CACHE) > 500_000:
-        _TARGET_CACHE.clear()
-    _TARGET_CACHE[key] = moves
+    remember(_TARGET_CACHE, 500_000, key, moves)
     return moves
 
 
@@ -529,9 +528,7 @@ class Dos(Game[DosState, Move, pb.DosView]):
     )
 
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DosState:
-        if not isinstance(players, int) or not 2 <= players <= 4:
-            raise ValueError(f"Dos is played by 2 to 4 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["deck"]:
             parse_deck(opts["deck"])
         if opts["dealer"] >= players:
@@ -615,9 +612,6 @@ class Dos(Game[DosState, Move, pb.DosView]):
         return _turn_move(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -731,7 +725,7 @@ class Dos(Game[DosState, Move, pb.DosView]):
 
     def decode(self, data: bytes) -> DosState:
         msg = pb.DosState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DosState)
             s.seed = msg.seed
@@ -744,10 +738,6 @@ class Dos(Game[DosState, Move, pb.DosView]):
             s.drawn = parse_card(msg.drawn) if msg.drawn else -1
             _restore_public(s, msg)
             _check(s)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Dos state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Dos state: {type(exc).__name__}") from None
         return s
 
 

@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dou_dizhu_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.cache import remember
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.dou_dizhu import bounds
 from engines.dou_dizhu.cards import (
     FULL_DECK,
@@ -178,9 +179,7 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
 
     # --- set-up -------------------------------------------------------------------------
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> DouDizhuState:
-        if players != PLAYERS:
-            raise ValueError(f"Dou Dizhu is played by exactly 3 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["deck"]:
             parse_deck(opts["deck"])
         s = object.__new__(DouDizhuState)
@@ -231,9 +230,6 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
         return _play(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -367,7 +363,7 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
 
     def decode(self, data: bytes) -> DouDizhuState:
         msg = pb.DouDizhuState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(DouDizhuState)
             s.seed = msg.seed
@@ -380,10 +376,6 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
             s.hands = tuple(parse_ranks(h) for h in msg.hands)  # type: ignore[assignment]
             s.kitty = parse_ranks(msg.kitty)
             _restore_public(s, msg)
-        except (ValueError, IndexError, TypeError) as exc:
-            raise ValueError(f"not a Dou Dizhu state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Dou Dizhu state: {type(exc).__name__}") from None
         if s.phase not in (BIDDING, PLAYING, OVER):
             raise ValueError("not a Dou Dizhu state: bad phase")
         return s
@@ -572,10 +564,7 @@ def _action_wire(msg: Any, field: int, action: tuple[int, Any]) -> bytes:
     kind = type(msg)
     one = kind(bidding=[entry]) if field == 0 else kind(plays=[entry])
     table = _ACTION_WIRE[kind][field]
-    if len(table) >= ACTION_WIRE_LIMIT:
-        table.clear()
-    data = table[action] = one.SerializeToString()
-    return data
+    return remember(table, ACTION_WIRE_LIMIT, action, one.SerializeToString())
 
 
 def _played(state: DouDizhuState) -> list[int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from engines.cache import remember
 from engines.dou_dizhu.cards import (
     ACE,
     BIG_JOKER,
@@ -317,9 +318,7 @@ def _gen1(m1: int) -> tuple[Move, ...]:
     res = _C1.get(m1)
     if res is None:
         res = tuple([_intern(SINGLE, r, 1, ()) for r in _bits(m1)] + _runs(m1, 5, CHAIN))
-        if len(_C1) >= _N1:
-            _C1.clear()
-        _C1[m1] = res
+        remember(_C1, _N1, m1, res)
     return res
 
 
@@ -327,9 +326,7 @@ def _gen2(m2: int) -> tuple[Move, ...]:
     res = _C2.get(m2)
     if res is None:
         res = tuple([_intern(PAIR, r, 1, ()) for r in _bits(m2)] + _runs(m2, 3, PAIR_CHAIN))
-        if len(_C2) >= _N2:
-            _C2.clear()
-        _C2[m2] = res
+        remember(_C2, _N2, m2, res)
     return res
 
 
@@ -337,9 +334,7 @@ def _gen3(m3: int) -> tuple[Move, ...]:
     res = _C3.get(m3)
     if res is None:
         res = tuple([_intern(TRIO, r, 1, ()) for r in _bits(m3)] + _runs(m3, 2, PLANE))
-        if len(_C3) >= _N3:
-            _C3.clear()
-        _C3[m3] = res
+        remember(_C3, _N3, m3, res)
     return res
 
 
@@ -351,9 +346,7 @@ def _gen4(key: int) -> tuple[Move, ...]:
         if key & JOKERS == JOKERS:
             out.append(ROCKET_MOVE)
         res = tuple(out)
-        if len(_C4) >= _N4:
-            _C4.clear()
-        _C4[key] = res
+        remember(_C4, _N4, key, res)
     return res
 
 
@@ -365,9 +358,7 @@ def _gen_trio_single(m3: int, m1: int) -> tuple[Move, ...]:
         res = tuple(
             _intern(TRIO_SINGLE, t, 1, (k,)) for t in _bits(m3) for k in singles if k != t
         )
-        if len(_CT1) >= _NT1:
-            _CT1.clear()
-        _CT1[key] = res
+        remember(_CT1, _NT1, key, res)
     return res
 
 
@@ -379,9 +370,7 @@ def _gen_trio_pair(m3: int, m2: int) -> tuple[Move, ...]:
         res = tuple(
             _intern(TRIO_PAIR, t, 1, (k, k)) for t in _bits(m3) for k in pairs if k != t
         )
-        if len(_CT2) >= _NT2:
-            _CT2.clear()
-        _CT2[key] = res
+        remember(_CT2, _NT2, key, res)
     return res
 
 
@@ -406,9 +395,7 @@ def _gen_plane_wings(h: int, m3: int, m2: int) -> tuple[Move, ...]:
             for ws in combinations(pair_ranks, n):
                 out.append(_intern(PLANE_PAIRS, top, n, tuple(r for w in ws for r in (w, w))))
         res = tuple(out)
-        if len(_CPW) >= _NPW:
-            _CPW.clear()
-        _CPW[h] = res
+        remember(_CPW, _NPW, h, res)
     return res
 
 
@@ -426,9 +413,7 @@ def _gen_four(m4: int, m1: int, m2: int) -> tuple[Move, ...]:
             for a, b in combinations(pairs, 2):
                 out.append(_intern(FOUR_PAIRS, f, 1, (a, a, b, b)))
         res = tuple(out)
-        if len(_CF) >= _NF:
-            _CF.clear()
-        _CF[key] = res
+        remember(_CF, _NF, key, res)
     return res
 
 
@@ -454,9 +439,7 @@ def lead_moves(h: int) -> tuple[Move, ...]:
         res += _gen4(m4 | (h & JOKERS)) + _gen_four(m4, m1, m2)
     elif h & JOKERS == JOKERS:
         res += (ROCKET_MOVE,)
-    if len(_LEAD) >= _NLEAD:
-        _LEAD.clear()
-    _LEAD[h] = res
+    remember(_LEAD, _NLEAD, h, res)
     return res
 
 
@@ -509,9 +492,7 @@ def follow_moves(h: int, last: Move) -> tuple[Move, ...]:
             if m.kind == ROCKET or kind != BOMB or m.rank > rank:
                 out.append(m)
     res = tuple(out)
-    if len(_FOLLOW) >= _NFOLLOW:
-        _FOLLOW.clear()
-    _FOLLOW[fkey] = res
+    remember(_FOLLOW, _NFOLLOW, fkey, res)
     return res
 
 

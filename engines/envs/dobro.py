@@ -81,6 +81,7 @@ from typing import Any
 
 import numpy as np
 
+from engines.cache import remember
 from engines.dobro.cards import CODES, COUNTS, N_KINDS, REVERSE, size
 from engines.dobro.game import DRAW_STAGE, END_TURN, OVER, PLAY
 from engines.dobro.moves import (
@@ -178,9 +179,7 @@ def _packed(text: str) -> int:
         got = 0
         for code in text.split():
             got += 1 << (4 * _KIND_INDEX[code])
-        if len(_PACKED) > 100_000:
-            _PACKED.clear()
-        _PACKED[text] = got
+        remember(_PACKED, 100_000, text, got)
     return got
 
 
@@ -188,9 +187,7 @@ def _scaled(packed: int) -> tuple[float, ...]:
     got = _SCALED.get(packed)
     if got is None:
         got = tuple(((packed >> (4 * k)) & 15) / COUNTS[k] for k in range(N_KINDS))
-        if len(_SCALED) > 100_000:
-            _SCALED.clear()
-        _SCALED[packed] = got
+        remember(_SCALED, 100_000, packed, got)
     return got
 
 

@@ -81,6 +81,7 @@ from typing import Any
 
 import numpy as np
 
+from engines.cache import remember
 from engines.doppelkopf.cards import N_KINDS, POINTS, TEXT
 from engines.doppelkopf.moves import (
     ANNOUNCE_MOVES,
@@ -216,9 +217,7 @@ def _trick(text: str) -> tuple[tuple[tuple[int, ...], ...], int]:
             for lead in range(PLAYERS)
         )
         hit = (offsets, sum(POINTS[k] for k in kinds))
-        if len(_TRICKS) >= 100_000:
-            _TRICKS.clear()
-        _TRICKS[text] = hit
+        remember(_TRICKS, 100_000, text, hit)
     return hit
 
 

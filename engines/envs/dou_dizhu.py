@@ -92,6 +92,7 @@ from typing import Any
 import numpy as np
 from croupier.v1 import dou_dizhu_pb2 as pb
 
+from engines.cache import remember
 from engines.dou_dizhu.cards import ACE, BIG_JOKER, N_RANKS, RANKS, SMALL_JOKER, TWO
 from engines.dou_dizhu.moves import (
     BID,
@@ -270,9 +271,7 @@ def cards_vector(text: str) -> np.ndarray:
                 continue  # '+' between the main part and the kickers
             vec[4 * r + seen[r] if r <= TWO else 52 + r - SMALL_JOKER] = 1.0
             seen[r] += 1
-        if len(_CARD_CACHE) >= _CACHE_LIMIT:
-            _CARD_CACHE.clear()
-        _CARD_CACHE[text] = vec
+        remember(_CARD_CACHE, _CACHE_LIMIT, text, vec)
     return vec
 
 
@@ -291,9 +290,7 @@ def _unseen(hand: str, played: list[str]) -> np.ndarray:
                 vec[4 * r:4 * r + n] = 1.0
             elif n > 0:
                 vec[52 + r - SMALL_JOKER] = 1.0
-        if len(_UNSEEN_CACHE) >= _CACHE_LIMIT:
-            _UNSEEN_CACHE.clear()
-        _UNSEEN_CACHE[key] = vec
+        remember(_UNSEEN_CACHE, _CACHE_LIMIT, key, vec)
     return vec
 
 

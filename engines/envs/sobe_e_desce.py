@@ -80,6 +80,7 @@ from typing import Any
 import numpy as np
 from croupier.v1 import sobe_e_desce_pb2 as pb
 
+from engines.cache import remember
 from engines.sobe_e_desce.cards import CARD_TEXT, N_CARDS, SUITS
 from engines.sobe_e_desce.game import PLAYERS, SobeEDesceState
 from engines.sobe_e_desce.moves import CARD, EXCHANGE, MAX_EXCHANGE, PASS, TRUMP
@@ -134,9 +135,7 @@ def _indices(text: str, base: int) -> list[int]:
     ids = _SETS.get(text)
     if ids is None:
         ids = tuple(_CARD[c] for c in text.split())
-        if len(_SETS) > 100_000:
-            _SETS.clear()
-        _SETS[text] = ids
+        remember(_SETS, 100_000, text, ids)
     return [base + i for i in ids]
 
 
@@ -160,9 +159,7 @@ def _pattern(hand: int, out: int) -> int:
             m ^= low
         if p >= 1 << MAX_EXCHANGE:
             raise ValueError(f"an exchange is of at most the first {MAX_EXCHANGE} cards")
-        if len(_PATTERNS) > 100_000:
-            _PATTERNS.clear()
-        _PATTERNS[key] = p
+        remember(_PATTERNS, 100_000, key, p)
     return p
 
 

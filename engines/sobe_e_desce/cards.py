@@ -12,6 +12,8 @@ id is a stronger card and "best card of a suit in a set" is one `bit_length`. Se
 
 from __future__ import annotations
 
+from engines.cache import remember
+
 RANKS = "23456QJK7A"
 """Rank characters, weakest first: 2 3 4 5 6 Q J K 7 (the bisca) A."""
 SUITS = "cdhs"
@@ -77,9 +79,7 @@ def cards_text(mask: int) -> str:
     text = _TEXT_CACHE.get(mask)
     if text is None:
         text = " ".join(CARD_TEXT[c] for c in cards_of(mask))
-        if len(_TEXT_CACHE) > 100_000:
-            _TEXT_CACHE.clear()
-        _TEXT_CACHE[mask] = text
+        remember(_TEXT_CACHE, 100_000, mask, text)
     return text
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from croupier.v1 import sobe_e_desce_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result, check_options
+from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
 from engines.slots import SlotState, install_copy
 from engines.sobe_e_desce import bounds
 from engines.sobe_e_desce.cards import (
@@ -236,9 +236,7 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
 
     # --- set-up -------------------------------------------------------------------------
     def new_game(self, players: int, options: Mapping[str, Any], seed: str) -> SobeEDesceState:
-        if players != PLAYERS:
-            raise ValueError(f"Sobe e Desce is played by exactly 4 players, not {players}")
-        opts = check_options(OPTIONS, options)
+        opts = self.checked_options(players, options)
         if opts["deck"]:
             parse_deck(opts["deck"])
         s = object.__new__(SobeEDesceState)
@@ -304,9 +302,6 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
         return _choose(state, move)
 
     # --- notation -----------------------------------------------------------------------
-    def format_move(self, move: Move) -> str:
-        return move.text
-
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
@@ -464,7 +459,7 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
 
     def decode(self, data: bytes) -> SobeEDesceState:
         msg = pb.SobeEDesceState()
-        try:
+        with self.decoding():
             msg.ParseFromString(data)
             s = object.__new__(SobeEDesceState)
             s.seed = msg.seed
@@ -477,10 +472,6 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
             s.pending = parse_order(msg.pending)
             s.stock = parse_order(msg.stock)
             _restore_public(s, msg)
-        except (ValueError, IndexError, TypeError, KeyError) as exc:
-            raise ValueError(f"not a Sobe e Desce state: {exc}") from None
-        except Exception as exc:  # protobuf's DecodeError
-            raise ValueError(f"not a Sobe e Desce state: {type(exc).__name__}") from None
         if sorted(Counter(self.census(s)).values()) != [1] * N_CARDS:
             raise ValueError("not a Sobe e Desce state: the 40 cards are not all there once")
         return s

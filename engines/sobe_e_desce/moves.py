@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from engines.cache import remember
 from engines.sobe_e_desce.cards import (
     CARD_TEXT,
     N_CARDS,
@@ -97,9 +98,7 @@ def card_moves(mask: int) -> tuple[Move, ...]:
             out.append(CARD_MOVES[low.bit_length() - 1])
             m ^= low
         moves = tuple(out)
-        if len(_CACHE) > 50_000:
-            _CACHE.clear()
-        _CACHE[mask] = moves
+        remember(_CACHE, 50_000, mask, moves)
     return moves
 
 
@@ -130,9 +129,7 @@ def decision_moves(hand: int, limit: int, may_pass: bool) -> tuple[Move, ...]:
         out = [PASS_MOVE, PLAY_MOVE] if may_pass else [PLAY_MOVE]
         out += [_new(Move, (EXCHANGE, subsets[i])) for i in _ORDER[n, min(limit, n)]]
         moves = tuple(out)
-        if len(_EXCHANGES) > 4096:
-            _EXCHANGES.clear()
-        _EXCHANGES[key] = moves
+        remember(_EXCHANGES, 4_096, key, moves)
     return moves
 
 

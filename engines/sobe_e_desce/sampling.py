@@ -4,19 +4,19 @@ A seat that failed to follow suit, to trump or to over-trump, or that led someth
 than the ace of trumps, is publicly known not to hold some cards (its `absent` mask). The
 cards a viewer cannot see are dealt uniformly among all arrangements that respect those
 masks: hands with exclusions are filled by an exact count over card classes (cards grouped by
-which of those hands may hold them), the rest is shuffled freely into the other places.
+which of those hands may hold them: engines.dealing), the rest is shuffled freely into the
+other places.
 Plans are cached per view: a search samples the same view thousands of times.
 """
 
 from __future__ import annotations
 
-import bisect
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import factorial
 
-_FACT = [factorial(n) for n in range(41)]
+from engines.dealing import ConstrainedDeal
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,6 @@ class _Scenario:
         self.classes = sorted(classes.items())
         self.caps = tuple(places.hands[s] for s in self.constrained)
         self.free_hands = [s for s, n in sorted(places.hands.items()) if s not in self.constrained]
-        self._memo: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[int, ...]]]] = {}
         free = len(pool) - sum(self.caps)
         unordered = [places.hands[s] for s in self.free_hands] + list(places.discards.values())
         if free < 0 or free != sum(unordered) + places.ordered:
@@ -61,62 +60,14 @@ class _Scenario:
         arrangements = factorial(free)
         for n in unordered:
             arrangements //= factorial(n)
-        self.count = self._count(0, self.caps) * arrangements
-
-    def _allocations(self, i: int, caps: tuple[int, ...]):
-        allowed, cards = self.classes[i]
-        n = len(cards)
-        k = len(caps)
-        out: list[tuple[int, ...]] = [()]
-        for j in range(k):
-            top = min(caps[j], n) if allowed >> j & 1 else 0
-            out = [a + (x,) for a in out for x in range(top + 1) if sum(a) + x <= n]
-        return n, out
-
-    def _count(self, i: int, caps: tuple[int, ...]) -> int:
-        if i == len(self.classes):
-            return 1 if not any(caps) else 0
-        key = (i, caps)
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit[0][-1] if hit[0] else 0
-        n, allocs = self._allocations(i, caps)
-        cum: list[int] = []
-        kept: list[tuple[int, ...]] = []
-        total = 0
-        for a in allocs:
-            rest = tuple(c - x for c, x in zip(caps, a, strict=True))
-            sub = self._count(i + 1, rest)
-            if not sub:
-                continue
-            ways = _FACT[n] // _FACT[n - sum(a)]
-            for x in a:
-                ways //= _FACT[x]
-            total += ways * sub
-            cum.append(total)
-            kept.append(a)
-        self._memo[key] = (cum, kept)
-        return total
+        self.deal = ConstrainedDeal([(a, len(cards)) for a, cards in self.classes], self.caps)
+        self.count = self.deal.count * arrangements
 
     def draw(self, rng: random.Random) -> Deal:
+        dealt, free = self.deal.draw([cards for _, cards in self.classes], rng)
         hands: dict[int, list[int]] = {s: [] for s in self.places.hands}
-        free: list[int] = []
-        caps = self.caps
-        for i, (_, cards) in enumerate(self.classes):
-            cum, allocs = self._memo[(i, caps)]
-            a = allocs[0] if len(allocs) == 1 else allocs[
-                bisect.bisect_right(cum, rng.randrange(cum[-1]))]
-            if any(a):
-                shuffled = list(cards)
-                rng.shuffle(shuffled)
-                pos = 0
-                for j, x in enumerate(a):
-                    hands[self.constrained[j]].extend(shuffled[pos:pos + x])
-                    pos += x
-                free.extend(shuffled[pos:])
-                caps = tuple(c - x for c, x in zip(caps, a, strict=True))
-            else:
-                free.extend(cards)
+        for j, s in enumerate(self.constrained):
+            hands[s] = dealt[j]
         rng.shuffle(free)
         pos = 0
         for s in self.free_hands:
