@@ -1,6 +1,7 @@
 """Uniform deals of hidden cards under "place p cannot hold card c" constraints.
 
-A seat that failed to follow suit, or a party that is known, rules cards out of some hands.
+A seat that failed to follow suit, or a party that is known, rules cards out of some hands;
+a seat known to hold some cards of a kind (Dobro's specials) rules out deals giving it fewer.
 Bots sample the cards they cannot see uniformly among the deals the public facts allow. The
 cards are grouped into classes by the set of constrained places allowed to hold them (a
 handful: voids and party knowledge make few); the deals are counted exactly, class by class,
@@ -25,12 +26,15 @@ _FACT = [factorial(n) for n in range(129)]
 
 class ConstrainedDeal:
     """The deals of a problem of shape `classes` ((mask of the places that may hold its
-    cards, number of cards) per class, in the order drawn) into places of sizes `caps`.
+    cards, number of cards) per class, in the order drawn) into places of sizes `caps`;
+    `least` (optional, per class) the fewest cards of that class each place must get.
     `count`: the number of deals (which cards each place gets; the free rest unordered)."""
 
-    def __init__(self, classes: Sequence[tuple[int, int]], caps: tuple[int, ...]) -> None:
+    def __init__(self, classes: Sequence[tuple[int, int]], caps: tuple[int, ...],
+                 least: Sequence[tuple[int, ...]] | None = None) -> None:
         self.classes = tuple(classes)
         self.caps = caps
+        self.least = tuple(least) if least else tuple((0,) * len(caps) for _ in self.classes)
         self._before = [0]  # cards in the classes before class i
         for _, n in self.classes:
             self._before.append(self._before[-1] + n)
@@ -42,13 +46,14 @@ class ConstrainedDeal:
         """Class i's size and every way to give some of its cards to the places, leaving no
         more cards free than the deal has (the others lead nowhere)."""
         allowed, n = self.classes[i]
+        fewest = self.least[i]
         out: list[tuple[int, ...]] = [()]
         for j in range(len(caps)):
             top = min(caps[j], n) if allowed >> j & 1 else 0
-            out = [a + (x,) for a in out for x in range(top + 1) if sum(a) + x <= n]
+            out = [a + (x,) for a in out for x in range(fewest[j], top + 1) if sum(a) + x <= n]
         free_so_far = self._before[i] - (sum(self.caps) - sum(caps))
-        least = n - (self._free - free_so_far)
-        return n, [a for a in out if sum(a) >= least] if least > 0 else out
+        placed = n - (self._free - free_so_far)  # at least this many of its cards find a place
+        return n, [a for a in out if sum(a) >= placed] if placed > 0 else out
 
     def _count(self, i: int, caps: tuple[int, ...]) -> int:
         if i == len(self.classes):

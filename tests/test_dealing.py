@@ -59,3 +59,31 @@ def test_draws_are_uniform_over_the_deals(seed: int) -> None:
         seen[tuple(tuple(sorted(h)) for h in hands)] += 1
     assert set(seen) == every_deal(cards, allowed, caps)
     assert max(seen.values()) < 1.3 * 400 and min(seen.values()) > 0.7 * 400, seen
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_places_holding_at_least_some_cards_of_a_class(seed: int) -> None:
+    """`least`: each place gets at least so many cards of a class (Dobro: a seat known to
+    hold special cards); counted and drawn as the brute force over the deals that honour it."""
+    rng = random.Random(seed)
+    places = rng.randint(2, 3)
+    special, plain = list(range(rng.randint(1, 3))), list(range(10, 10 + rng.randint(1, 3)))
+    caps = [0] * places
+    for _ in range(len(special) + len(plain)):
+        caps[rng.randrange(places)] += 1
+    need = tuple(min(rng.randint(0, 1), c) for c in caps)
+    everywhere = (1 << places) - 1
+    deal = ConstrainedDeal([(everywhere, len(special)), (everywhere, len(plain))], tuple(caps),
+                           [need, (0,) * places])
+    cards = special + plain
+    honoured = {d for d in every_deal(cards, dict.fromkeys(cards, everywhere), tuple(caps))
+                if all(sum(c in special for c in h) >= k for h, k in zip(d, need, strict=True))}
+    assert deal.count == len(honoured)
+    if deal.count:
+        seen: Counter[tuple] = Counter()
+        for _ in range(200 * deal.count):
+            hands, free = deal.draw([special, plain], rng)
+            assert not free
+            seen[tuple(tuple(sorted(h)) for h in hands)] += 1
+        assert set(seen) == honoured
+        assert max(seen.values()) < 2 * min(seen.values())

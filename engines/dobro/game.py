@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dobro_pb2 as pb
 
 from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.dealing import ConstrainedDeal
 from engines.dobro import bounds
 from engines.dobro.cards import (
     CODES,
@@ -835,7 +836,7 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
     key = v.SerializeToString()
     cached = _SAMPLED[0]
     if cached[0] == key and cached[1] is not None:
-        template, own, slots, need, cards = cached[1]
+        template, own, slots, dealer, cards = cached[1]
     else:
         template = object.__new__(DobroState)
         _restore_public(template, v)
@@ -856,21 +857,23 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
         cards = [k for k in range(N_KINDS) for _ in range(count(pool, k))]
         if len(cards) != sum(slots):
             raise ValueError("the view is inconsistent: hidden card counts do not add up")
-        _SAMPLED[0] = (key, (template, own, slots, need, cards))
+        dealer = None
+        if any(need):  # the special cards first, each place holding at least its `need`
+            specials = sum(1 for k in cards if k in (SKIP, REVERSE))
+            everywhere = (1 << len(slots)) - 1
+            dealer = ConstrainedDeal([(everywhere, specials), (everywhere, len(cards) - specials)],
+                                     tuple(slots), [tuple(need), (0,) * len(slots)])
+            if not dealer.count:
+                raise ValueError("the view is inconsistent: known special cards cannot be placed")
+        _SAMPLED[0] = (key, (template, own, slots, dealer, cards))
     s = template.copy()
     n = s.players
     seat = v.seat
-    if any(need):
-        per_slot = _place_specials(sum(1 for k in cards if k in (SKIP, REVERSE)), slots, need, rng)
-        plain = [k for k in cards if k != SKIP and k != REVERSE]
-        rng.shuffle(plain)
-        special = [k for k in cards if k in (SKIP, REVERSE)]
-        rng.shuffle(special)
-        parts = []
-        for slot, x in zip(slots, per_slot, strict=True):
-            part = [special.pop() for _ in range(x)] + [plain.pop() for _ in range(slot - x)]
+    if dealer is not None:
+        parts, _ = dealer.draw([[k for k in cards if k in (SKIP, REVERSE)],
+                                [k for k in cards if k != SKIP and k != REVERSE]], rng)
+        for part in parts:
             rng.shuffle(part)
-            parts.append(part)
     else:
         deal = cards[:]
         rng.shuffle(deal)
@@ -899,34 +902,6 @@ def _sample(v: pb.DobroView, rng: random.Random) -> DobroState:
     s.deck_option = ""
     s.opener_option = -1
     return s
-
-
-def _place_specials(
-    total: int, slots: list[int], need: list[int], rng: random.Random
-) -> list[int]:
-    """How many of the `total` unseen special cards each slot gets, drawn with the probability
-    of a uniform deal conditioned on every slot getting at least `need` of them."""
-    from math import comb
-
-    options: list[tuple[int, list[int]]] = []
-
-    def spread(i: int, left: int, acc: list[int], weight: int) -> None:
-        if i == len(slots) - 1:
-            if need[i] <= left <= slots[i]:
-                options.append((weight * comb(slots[i], left), acc + [left]))
-            return
-        for x in range(need[i], min(left, slots[i]) + 1):
-            spread(i + 1, left - x, acc + [x], weight * comb(slots[i], x))
-
-    spread(0, total, [], 1)
-    if not options:
-        raise ValueError("the view is inconsistent: known special cards cannot be placed")
-    pick = rng.randrange(sum(w for w, _ in options))
-    for w, split in options:
-        if pick < w:
-            return split
-        pick -= w
-    return options[-1][1]
 
 
 GAME = Dobro()
