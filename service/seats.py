@@ -8,6 +8,7 @@ import hmac
 import secrets
 
 from common.level_names import LEVEL_NAMES
+from engines.cache import remember
 from service import decode_cache
 from service.model import (
     PRIVATE_OPTION,
@@ -99,9 +100,7 @@ class TableSeats(TableBase):
         last = self._seen.get(record.table_id)
         if last is not None and last + every > now:
             return
-        if len(self._seen) >= MAX_SEEN_REMEMBERED:
-            self._seen.clear()
-        self._seen[record.table_id] = now
+        remember(self._seen, MAX_SEEN_REMEMBERED, record.table_id, now)
         await self.store.touch(record.table_id, now)
     def _bot_may_take(
         self, record: TableRecord, seat: Seat, now: float, entrant: str = ""
