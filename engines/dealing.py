@@ -2,8 +2,8 @@
 
 A seat that failed to follow suit, or a party that is known, rules cards out of some hands;
 a seat known to hold some cards of a kind (it opened with one of them, say) rules out deals
-giving it fewer. Bots sample the cards they cannot see uniformly among the deals the public facts allow. The
-cards are grouped into classes by the set of constrained places allowed to hold them (a
+giving it fewer. Bots sample the cards they cannot see uniformly among the deals the public
+facts allow. The cards are grouped into classes by the set of constrained places allowed to hold them (a
 handful: voids and party knowledge make few); the deals are counted exactly, class by class,
 over how many cards of a class each place takes, and one is drawn class by class with
 probability proportional to the deals each choice leaves. Cards no constrained place takes
