@@ -4,7 +4,6 @@ with the command that watches it. Uses only the public API, like the other clien
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -14,8 +13,8 @@ import grpc
 from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
-from clients.server_address import flags_problem, not_answering, open_channel
-from common.channel import DEFAULT_SERVER, add_tls_flags
+from clients.server_address import add_server_flags, flags_problem, not_answering, open_channel
+from common.channel import DEFAULT_SERVER
 
 RPC_TIMEOUT = 15.0
 STATUSES = {
@@ -35,13 +34,7 @@ def parser() -> argparse.ArgumentParser:
         "waiting first), one line each: id, game, seats taken of all, status, age, the levels "
         "of its bot seats, and the command that watches it.",
     )
-    p.add_argument(
-        "--server",
-        default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
-        help="server address host:port (http://host:port too; https://host:port for TLS) "
-        "(env CROUPIER_SERVER; default %(default)s)",
-    )
-    add_tls_flags(p)
+    add_server_flags(p)
     p.add_argument("--game", default="",
                    help="only this game (its engine name, as ListGames gives it)")
     p.add_argument("--status", choices=sorted(STATUSES), default="",

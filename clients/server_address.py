@@ -11,6 +11,8 @@ two seconds that nothing answers there and how to start a server.
 
 from __future__ import annotations
 
+import argparse
+import os
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from urllib.parse import urlsplit
 
 import grpc
 
-from common.channel import check_tls_files, credentials
+from common.channel import DEFAULT_SERVER, add_tls_flags, check_tls_files, credentials
 
 READY_WAIT = 2.0  # seconds a command waits for the server before saying none answers
 START_HINT = (
@@ -113,3 +115,14 @@ def not_answering(channel: grpc.Channel, server: str, tls_ca: str = "",
     how = "over TLS" if tls else "in plaintext (https:// or --tls-ca for TLS)"
     return (f"{target.address} accepts connections but no gRPC server answers there "
             f"{how}: is it Croupier's gRPC port (not the web port)?")
+
+
+def add_server_flags(parser: argparse.ArgumentParser) -> None:
+    """--server (these forms) and the TLS flags, for every client command."""
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
+        help="server address host:port (http://host:port too; https://host:port for TLS) "
+        "(env CROUPIER_SERVER; default %(default)s)",
+    )
+    add_tls_flags(parser)

@@ -37,8 +37,8 @@ from clients.render import (  # noqa: F401  (generic_lines re-exported)
     seat_label,
     signed,
 )
-from clients.server_address import flags_problem, not_answering, open_channel
-from common.channel import DEFAULT_SERVER, add_key_flags, add_tls_flags, api_key_of
+from clients.server_address import add_server_flags, flags_problem, not_answering, open_channel
+from common.channel import DEFAULT_SERVER, add_key_flags, api_key_of
 from common.resend import resend
 from engines.contract import option_argument
 
@@ -632,7 +632,7 @@ def play_parser() -> argparse.ArgumentParser:
         description="Play a game in the terminal: you take seat 0, bots take the others.",
     )
     parser.add_argument("game", help="game to play (its engine name, as the lobby lists them)")
-    _server_flag(parser)
+    add_server_flags(parser)
     parser.add_argument("--name", default=os.environ.get("USER") or "player",
                         help="your name at the table (default: $USER)")
     parser.add_argument("--bots", default="medium", metavar="LEVEL",
@@ -649,17 +649,6 @@ def play_parser() -> argparse.ArgumentParser:
                         "'end' move of the game). The server never does: a turn "
                         "that ended by itself would tell the table what your hand allows")
     return parser
-
-
-def _server_flag(parser: argparse.ArgumentParser) -> None:
-    """--server and the TLS flags (as `croupier bots` and `croupier tournament` have them)."""
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("CROUPIER_SERVER", DEFAULT_SERVER),
-        help="server address host:port (http://host:port too; https://host:port for TLS) "
-        "(env CROUPIER_SERVER; default %(default)s)",
-    )
-    add_tls_flags(parser)
 
 
 def follow_hint(args: argparse.Namespace, table_id: str) -> str:
@@ -763,7 +752,7 @@ def watch_parser() -> argparse.ArgumentParser:
         description="Follow a table as a spectator: every event with the public view, to the end.",
     )
     parser.add_argument("table_id", metavar="TABLE_ID", help="the table to watch")
-    _server_flag(parser)
+    add_server_flags(parser)
     parser.add_argument("--from-version", type=int, default=0,
                         help="show events after this version (default: from the start)")
     return parser
