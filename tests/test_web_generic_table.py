@@ -18,7 +18,15 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from tests.support import Client, ServerProcess
-from tests.web_table_support import deck, skip_without_browser, start_stack, struct, watched_page
+from tests.web_table_support import (
+    ARTIFACTS,
+    deck,
+    no_horizontal_scroll,
+    skip_without_browser,
+    start_stack,
+    struct,
+    watched_page,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -74,6 +82,8 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
             assert all(page.inner_text(f'#actions button.move[data-move="{m}"]') == m
                        for m in mine.legal_moves)
             assert page.locator("#play").count() == 0
+            no_horizontal_scroll(page)
+            page.screenshot(path=str(ARTIFACTS / "generic-dos-desktop.png"))
             move = sorted(mine.legal_moves)[0]
             page.click(f'#actions button.move[data-move="{move}"]')
             page.wait_for_selector(f'#table:not([data-version="{mine.version}"])')
