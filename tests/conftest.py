@@ -65,6 +65,18 @@ def stack(stack_with_bots: tuple[Server, Bots]) -> Server:
 
 
 @pytest.fixture(scope="module")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server with its web port (the built client) and a bot worker per module, for the
+    browser tests of the table."""
+    from tests.web_table_support import start_stack
+
+    server, bots = start_stack(tmp_path_factory.mktemp("web_stack"))
+    yield server
+    bots.stop()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One Chromium per test module, for the browser tests (tests/web_table_support)."""
     from playwright import sync_api

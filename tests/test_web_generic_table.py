@@ -11,7 +11,6 @@ table's title come from ListGames, not from a list in the client.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -23,7 +22,6 @@ from tests.web_table_support import (
     deck,
     no_horizontal_scroll,
     skip_without_browser,
-    start_stack,
     struct,
     watched_page,
 )
@@ -36,16 +34,8 @@ skip_without_browser()
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server, bots = start_stack(tmp_path_factory.mktemp("generic"))
-    yield server
-    bots.stop()
-    server.stop()
-
-
-def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Browser) -> None:
-    client = Client(stack.address)
+def test_the_generic_table_plays_a_known_game(web_stack: ServerProcess, browser: Browser) -> None:
+    client = Client(web_stack.address)
     try:
         info = next(g for g in client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
                     if g.name == "dos")
@@ -63,10 +53,10 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
         hand = mine.view.dos.hand.split()
         with watched_page(browser, "desktop") as w:
             page = w.page
-            page.goto(stack.web_url)
+            page.goto(web_stack.web_url)
             page.evaluate("([t, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
                           " JSON.stringify({seat: 0, token: tok}))", [tid, client.tokens[0]])
-            page.goto(f"{stack.web_url}/#/table/{tid}?plain")
+            page.goto(f"{web_stack.web_url}/#/table/{tid}?plain")
             page.wait_for_selector(f'#table[data-version="{mine.version}"] .hand-card')
             assert page.inner_text("h1") == info.title  # from ListGames
             # the hand: the view's own cards, each named by its code (no game's faces)
@@ -89,7 +79,7 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
             page.wait_for_selector(f'#table:not([data-version="{mine.version}"])')
             assert client.view(tid).version > mine.version
             # the same table without ?plain is drawn by the game's own module (its faces)
-            page.goto(f"{stack.web_url}/#/table/{tid}")
+            page.goto(f"{web_stack.web_url}/#/table/{tid}")
             page.wait_for_function("() => [...document.querySelectorAll('.hand-card')]"
                                    ".some(b => b.getAttribute('aria-label').includes(' '))")
             w.check()
@@ -97,16 +87,16 @@ def test_the_generic_table_plays_a_known_game(stack: ServerProcess, browser: Bro
         client.close()
 
 
-def test_the_lobby_reads_option_words_and_folds_from_list_games(stack: ServerProcess,
+def test_the_lobby_reads_option_words_and_folds_from_list_games(web_stack: ServerProcess,
                                                                 browser: Browser) -> None:
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         games = client.stub.ListGames(pb.ListGamesRequest(), timeout=5).games
     finally:
         client.close()
     with watched_page(browser, "desktop") as w:
         page = w.page
-        page.goto(stack.web_url)
+        page.goto(web_stack.web_url)
         page.wait_for_selector("#game")
         for game in games:
             page.select_option("#game", game.name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import pytest
@@ -28,7 +28,6 @@ from tests.web_table_support import (
     no_horizontal_scroll,
     skip_without_browser,
     small_targets,
-    start_stack,
     struct,
     watched_page,
 )
@@ -62,14 +61,6 @@ CENTRE = {"dou_dizhu": "Landlord:", "doppelkopf": "Game:", "dobro": "VALUE IN PL
 SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce": 7}
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server, bots = start_stack(tmp_path_factory.mktemp("table"))
-    yield server
-    bots.stop()
-    server.stop()
-
-
 def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None:
     w.page.goto(url)
     w.page.evaluate("([t, s, tok]) => sessionStorage.setItem(`croupier.seat.${t}`,"
@@ -78,11 +69,11 @@ def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game: str) -> None:
+def test_table_at_a_fixed_position(web_stack: ServerProcess, browser: Browser, game: str) -> None:
     """A fixed deal, a few scripted moves: the table as seat 0 sees it, at both sizes: its
     hand, its legal moves (cards to pick, the others as buttons with words, not notation); a
     spectator's page shows neither."""
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         n = PLAYERS[game]
         options = {**FIRST[game], "deck": deck(game, 7, n), **MATCH[game]}
@@ -98,7 +89,7 @@ def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game:
         buttons = [m for m in legal if move_cards(game, m) is None]
         for viewport in ("desktop", "phone"):
             with watched_page(browser, viewport) as w:
-                sit_down(w, stack.web_url, table.table_id, 0, client.tokens[0])
+                sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
                 w.page.wait_for_selector(f'#table[data-version="{version}"] .hand-card')
                 w.page.wait_for_timeout(300)  # the card faces' sprite
                 w.page.screenshot(path=str(ARTIFACTS / f"table-{game}-{viewport}.png"))
@@ -114,7 +105,7 @@ def test_table_at_a_fixed_position(stack: ServerProcess, browser: Browser, game:
                 assert w.page.locator("#play").count() == (len(buttons) < len(legal))
                 w.check()
         with watched_page(browser, "desktop") as w:
-            w.page.goto(f"{stack.web_url}/#/table/{table.table_id}")
+            w.page.goto(f"{web_stack.web_url}/#/table/{table.table_id}")
             w.page.wait_for_selector(f'#table[data-version="{version}"]')
             w.page.wait_for_selector("text=Spectator")
             assert w.page.locator(".hand-card, button.move, #play").count() == 0
@@ -150,13 +141,13 @@ def create_in_lobby(w: Watched, url: str, game: str, options: Mapping[str, objec
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("game", GAMES)
-def test_a_whole_match_by_clicking(stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
+def test_a_whole_match_by_clicking(web_stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
     with watched_page(browser, viewport) as w:
         options = PHONE.get(game, MATCH[game]) if viewport == "phone" else MATCH[game]
-        table_id = create_in_lobby(w, stack.web_url, game, options, viewport)
+        table_id = create_in_lobby(w, web_stack.web_url, game, options, viewport)
         no_horizontal_scroll(w.page)
         hand_in_reach(w.page)
-        client = Client(stack.address)
+        client = Client(web_stack.address)
         try:
             player = Player(w.page, client, table_id, game, seed=len(game) + len(viewport),
                             shots=f"{game}-{viewport}")
@@ -178,11 +169,11 @@ def test_a_whole_match_by_clicking(stack: ServerProcess, browser: Browser, game:
         w.check()
 
 
-def test_a_move_refused_because_another_seat_moved_first(stack: ServerProcess, browser: Browser) -> None:
+def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProcess, browser: Browser) -> None:
     """The page's move reaches the server after another seat's: ABORTED. Still legal and the
     seat's turn unchanged: the page sends it again at the new version and it is played. No
     longer legal: the page says so and shows the table as it now is, sending nothing more."""
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
                               options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 11)}))
@@ -200,7 +191,7 @@ def test_a_move_refused_because_another_seat_moved_first(stack: ServerProcess, b
             route.continue_()
 
         with watched_page(browser, "desktop") as w:
-            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
             w.page.wait_for_selector("#play")
 
             # 1. seat 1 announces while seat 0's card is on its way
@@ -235,10 +226,10 @@ def test_a_move_refused_because_another_seat_moved_first(stack: ServerProcess, b
         client.close()
 
 
-def test_keyboard_play_card_labels_and_the_turn_timer_ring(stack: ServerProcess, browser: Browser) -> None:
+def test_keyboard_play_card_labels_and_the_turn_timer_ring(web_stack: ServerProcess, browser: Browser) -> None:
     """Arrows move along the hand, Space picks, Enter plays; every card says what it is; the
     seat on turn of a table with a turn timer shows its ring."""
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
                               options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 5),
@@ -250,7 +241,7 @@ def test_keyboard_play_card_labels_and_the_turn_timer_ring(stack: ServerProcess,
             client.move(tid, seat, "healthy")
         with watched_page(browser, "desktop") as w:
             page = w.page
-            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
             page.wait_for_selector("#play")
             labels = page.locator(".hand-card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
             assert len(labels) == 12 and all(" of " in label for label in labels)
@@ -274,7 +265,7 @@ def test_keyboard_play_card_labels_and_the_turn_timer_ring(stack: ServerProcess,
 
 
 def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
-    stack: ServerProcess, browser: Browser
+    web_stack: ServerProcess, browser: Browser
 ) -> None:
     """Dobro's opener picks a 2 and a 5: no move, the page says why and sends nothing. A lone
     joker is a move for every value it may stand for: the page asks which, and plays that one."""
@@ -282,7 +273,7 @@ def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
     for c in ("5", "2", "J"):
         cards.remove(c)
         cards.insert(0, c)
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         table = client.create("dobro", players=2, seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2,
                               options=struct({"rounds": 1, "opener": 0, "deck": " ".join(cards)}))
@@ -292,7 +283,7 @@ def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
         version = client.view(tid).version
         with watched_page(browser, "phone") as w:
             page = w.page
-            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
             page.wait_for_selector("#play")
             page.locator('.hand-card[data-card="2"]').first.click()
             page.locator('.hand-card[data-card="5"]').first.click()
@@ -317,13 +308,13 @@ def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
-def test_dos_auto_end_is_the_players_own_opt_in(stack: ServerProcess, browser: Browser, viewport: str) -> None:
+def test_dos_auto_end_is_the_players_own_opt_in(web_stack: ServerProcess, browser: Browser, viewport: str) -> None:
     """After a match that leaves nothing but `end`, the server waits (ending by itself would
     tell the table about the hand); the page waits too until its player ticks auto-end, then
     ends the turn for them, and remembers the choice. The deal's commitment is in the panel."""
     from tests.dos_support import FILLER, deck_for
 
-    client = Client(stack.address)
+    client = Client(web_stack.address)
     try:
         deck_order = deck_for(["b4 b7 b10 r10 y1 y4 y10", FILLER], "r7 y9", "b1 b3")
         table = client.create("dos", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2,
@@ -332,7 +323,7 @@ def test_dos_auto_end_is_the_players_own_opt_in(stack: ServerProcess, browser: B
         for name in ("alice", "bob"):
             client.join(tid, name=name)
         with watched_page(browser, viewport) as w:
-            sit_down(w, stack.web_url, tid, 0, client.tokens[0])
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
             w.page.wait_for_selector("#auto-end")
             assert not w.page.is_checked("#auto-end")
             matched = client.move(tid, 0, "b7 on r7")
