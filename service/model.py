@@ -60,6 +60,14 @@ class Seat:
     # seconds of the table's match budget (option match_seconds) this seat has thought past
     # its turn_seconds; kept in the seat JSON only when spent, so older rows read back as 0
     budget_used: float = 0.0
+    # the player (`service.identity.Player.player_id`) this seat belongs to: bound when a
+    # player took it with an identity token, or reserved for them at the table's creation
+    # (`reserved`: it stays theirs when they leave). Only that player takes or plays it.
+    player: str = ""
+    reserved: bool = False
+    # digests of the seat's further tokens: each JoinTable of its player from another device
+    # adds one (the oldest dropped beyond MAX_SEAT_TOKENS); `token_hash` is the first
+    tokens: tuple[str, ...] = ()
 
     def back(self) -> Seat:
         """The seat with its person back at it: no timeouts, not away."""
@@ -77,6 +85,9 @@ class Seat:
             **({"timeouts": self.timeouts} if self.timeouts else {}),
             **({"away": True} if self.away else {}),
             **({"budget_used": self.budget_used} if self.budget_used else {}),
+            **({"player": self.player} if self.player else {}),
+            **({"reserved": True} if self.reserved else {}),
+            **({"tokens": list(self.tokens)} if self.tokens else {}),
         }
 
     @classmethod
@@ -92,6 +103,9 @@ class Seat:
             timeouts=int(data.get("timeouts", 0)),
             away=bool(data.get("away", False)),
             budget_used=float(data.get("budget_used", 0.0)),
+            player=data.get("player", ""),
+            reserved=bool(data.get("reserved", False)),
+            tokens=tuple(data.get("tokens", ())),
         )
 
 
@@ -288,6 +302,18 @@ BUDGET_OPTION = "match_seconds"
 
 # the table option that makes a table private: no spectators, not listed in the lobby
 PRIVATE_OPTION = "private"
+
+
+# the table option of tables made by rated matchmaking: their end rates their players
+RATED_OPTION = "rated"
+
+# the ladder rated tables' players and bot levels stand on (`Store.rate`), apart from the
+# entrants' ladders; a built-in level stands on it as "bot:<level>"
+PLAYERS_LADDER = "players"
+BOT_PLAYER_PREFIX = "bot:"
+
+# a seat's tokens: the first and the newest of the others (one per device of its player)
+MAX_SEAT_TOKENS = 8
 
 
 # the table option naming the ladder a table is played for (RateMatch rates only its tables)
