@@ -10,12 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import functools
 import gc
 import signal
 import socket
-import time
-import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -35,29 +32,17 @@ from service.config import ServeConfig
 from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.rpc import bearer_token, log, streaming, unary
 from service.seats import hash_token
 from service.security import ApiKeys, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
 from service.tables import Code, SeatRequest, TableError, Tables
-from service.validation import MAX_TABLE_ID_CHARS, check_table_id, outside_entrant
+from service.validation import check_table_id, outside_entrant
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Croupier"].full_name
-GRPC_CODE = {
-    Code.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
-    Code.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
-    Code.ABORTED: grpc.StatusCode.ABORTED,
-    Code.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
-    Code.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
-    Code.PERMISSION_DENIED: grpc.StatusCode.PERMISSION_DENIED,
-    Code.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    Code.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
-}
 MAX_PING_BYTES = 64 * 1024
-QUIET_METHODS = frozenset({"ListTables", "ListGames", "Ping"})
 STREAM_BATCH = 256
-
-log = get_logger("croupier.rpc")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -67,133 +52,6 @@ def default_catalog() -> Iterable[Game]:
     from engines.registry import GAMES
 
     return GAMES.values()
-
-
-def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
-    """The token from `authorization: Bearer <token>` metadata; None when absent."""
-    for key, value in context.invocation_metadata() or ():
-        if key.lower() != "authorization":
-            continue
-        if isinstance(value, bytes):
-            value = value.decode("latin-1")
-        scheme, _, token = value.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise TableError(
-                Code.UNAUTHENTICATED, "authorization metadata must read 'Bearer <token>'"
-            )
-        return token.strip()
-    return None
-
-
-class _Failure(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str, log_message: str):
-        self.code = code
-        self.message = message
-        self.log_message = log_message
-
-
-def _classify(exc: BaseException, method: str) -> _Failure:
-    if isinstance(exc, TableError):
-        return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
-    if isinstance(exc, StoreUnavailable):
-        message = (
-            "the table store is unreachable; retry (a SubmitMove sent again with the same "
-            "move and expected_version is answered as the first if that one landed)"
-        )
-        return _Failure(grpc.StatusCode.UNAVAILABLE, message, str(exc))
-    # Unexpected: log where it happened, not the message (it might quote a state's cards).
-    frames = traceback.extract_tb(exc.__traceback__)
-    log.error(
-        "rpc_internal_error",
-        method=method,
-        error=type(exc).__name__,
-        where=[f"{f.filename}:{f.lineno} in {f.name}" for f in frames[-8:]],
-    )
-    message = f"internal error in {method}; see the server log"
-    return _Failure(grpc.StatusCode.INTERNAL, message, message)
-
-
-def unary(
-    fn: Callable[[Any, Req, grpc.aio.ServicerContext, dict[str, Any]], Awaitable[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
-    """Maps TableError to its status code and logs one line per call."""
-    method = fn.__name__
-
-    @functools.wraps(fn)
-    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
-        fields: dict[str, Any] = {}
-        start = time.perf_counter()
-        code = grpc.StatusCode.OK
-        failure: _Failure | None = None
-        try:
-            return await fn(self, request, context, fields)
-        except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
-            raise
-        except Exception as exc:
-            failure = _classify(exc, method)
-            code = failure.code
-        finally:
-            _log_rpc(method, code, start, fields, failure)
-        await context.abort(failure.code, failure.message)
-        raise AssertionError("unreachable")  # abort raises
-
-    return wrapper
-
-
-def streaming(
-    fn: Callable[[Any, Req, grpc.aio.ServicerContext, dict[str, Any]], AsyncIterator[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext], AsyncIterator[Resp]]:
-    method = fn.__name__
-
-    @functools.wraps(fn)
-    async def wrapper(
-        self: Any, request: Req, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[Resp]:
-        fields: dict[str, Any] = {}
-        start = time.perf_counter()
-        code = grpc.StatusCode.OK
-        failure: _Failure | None = None
-        server_metrics.STREAMS.inc()
-        try:
-            async for item in fn(self, request, context, fields):
-                yield item
-        except (asyncio.CancelledError, GeneratorExit):
-            code = grpc.StatusCode.CANCELLED
-            raise
-        except Exception as exc:
-            failure = _classify(exc, method)
-            code = failure.code
-        finally:
-            server_metrics.STREAMS.dec()
-            _log_rpc(method, code, start, fields, failure)
-        if failure is not None:
-            await context.abort(failure.code, failure.message)
-
-    return wrapper
-
-
-def _log_rpc(
-    method: str,
-    code: grpc.StatusCode,
-    start: float,
-    fields: dict[str, Any],
-    failure: _Failure | None,
-) -> None:
-    seconds = time.perf_counter() - start
-    server_metrics.observe_rpc(method, code.name, seconds)
-    duration_ms = round(seconds * 1000, 3)
-    extra = {"error": failure.log_message} if failure is not None else {}
-    table = fields.get("table")
-    if isinstance(table, str) and len(table) > MAX_TABLE_ID_CHARS:  # no table has such an id
-        fields["table"] = f"{table[:MAX_TABLE_ID_CHARS]}... ({len(table)} characters)"
-    if code == grpc.StatusCode.INTERNAL:
-        level = log.warning
-    elif code == grpc.StatusCode.OK and method in QUIET_METHODS:
-        level = log.debug  # lobby polls by every bot worker, every second: noise at info
-    else:
-        level = log.info
-    level("rpc", method=method, code=code.name, duration_ms=duration_ms, **fields, **extra)
 
 
 class CroupierServicer(pb_grpc.CroupierServicer):

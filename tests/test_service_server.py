@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from service.server import _classify, bearer_token
+from service.rpc import _classify, bearer_token
 from service.tables import Code, TableError
 
 
