@@ -189,6 +189,37 @@ def build_parser() -> argparse.ArgumentParser:
         "default %(default)s)",
     )
 
+    match = serve.add_argument_group("matchmaking", "FindMatch tickets; see docs/players.md")
+    match.add_argument(
+        "--match-bots-after", metavar="SECONDS|GAME=SECONDS", action="append",
+        help="seconds a queue's oldest ticket waits before bots fill its table's other seats; "
+        "repeat with GAME=SECONDS for one game (env CROUPIER_MATCH_BOTS_AFTER, comma-separated; "
+        f"default {defaults.match_bots_after})",
+    )
+    match.add_argument(
+        "--match-ticket-seconds", metavar="SECONDS", type=float,
+        default=defaults.match_ticket_seconds,
+        help="a ticket nobody asks about (GetTicket, WatchTicket) this long expires "
+        "(env CROUPIER_MATCH_TICKET_SECONDS; default %(default)s)",
+    )
+    match.add_argument(
+        "--match-window-base", metavar="RATING", type=float,
+        default=defaults.match_window_base,
+        help="rated: the spread of conservative ratings a table may seat at once "
+        "(env CROUPIER_MATCH_WINDOW_BASE; default %(default)s)",
+    )
+    match.add_argument(
+        "--match-window-growth", metavar="RATING", type=float,
+        default=defaults.match_window_growth,
+        help="rated: how much that spread widens per second waited "
+        "(env CROUPIER_MATCH_WINDOW_GROWTH; default %(default)s)",
+    )
+    match.add_argument(
+        "--match-interval", metavar="SECONDS", type=float, default=defaults.match_interval,
+        help="seconds between the matcher's rounds (env CROUPIER_MATCH_INTERVAL; default "
+        "%(default)s)",
+    )
+
     security = serve.add_argument_group("security", "see docs/operations.md")
     security.add_argument(
         "--api-keys", metavar="FILE", default=defaults.api_keys,
@@ -284,6 +315,10 @@ def _serve(args: argparse.Namespace) -> int:
         api_keys=args.api_keys, tls_cert=args.tls_cert, tls_key=args.tls_key,
         tls_client_ca=args.tls_client_ca, abandon_waiting_seconds=args.abandon_waiting_after,
         abandon_playing_seconds=args.abandon_playing_after,
+        match_bots_after=",".join(args.match_bots_after or [defaults_bots_after()]),
+        match_ticket_seconds=args.match_ticket_seconds,
+        match_window_base=args.match_window_base,
+        match_window_growth=args.match_window_growth, match_interval=args.match_interval,
     )
     try:
         asyncio.run(serve(config, ready=_reporter(args.ready_fd)))
@@ -299,6 +334,10 @@ def _serve(args: argparse.Namespace) -> int:
         log.error("cannot_serve", reason=str(e))
         return 1
     return 0
+
+
+def defaults_bots_after() -> str:
+    return ServeConfig.from_env().match_bots_after
 
 
 def _reporter(fd: int) -> Callable[[], None] | None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the server's parts load only when it starts, not to parse flags
     from service.abandon_policy import AbandonPolicy
     from service.limits import Limits
+    from service.matchmaking import MatchSettings
     from service.security import ApiKeys, Tls
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -61,6 +62,14 @@ class ServeConfig:
     # tables no person sat at or came back to this long are closed as abandoned; 0 = never
     abandon_waiting_seconds: float = 300.0
     abandon_playing_seconds: float = 1800.0
+    # matchmaking (see service/matchmaking.py): seconds before bots fill, as "SECONDS" and/or
+    # "GAME=SECONDS" entries (comma-separated); a ticket's lifetime without a heartbeat; the
+    # rated window (base + growth per second waited); seconds between matcher rounds
+    match_bots_after: str = "20"
+    match_ticket_seconds: float = 60.0
+    match_window_base: float = 5.0
+    match_window_growth: float = 0.5
+    match_interval: float = 0.25
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -87,11 +96,17 @@ class ServeConfig:
             tls_client_ca=env("TLS_CLIENT_CA", ""),
             abandon_waiting_seconds=env_float("ABANDON_WAITING_SECONDS", 300.0),
             abandon_playing_seconds=env_float("ABANDON_PLAYING_SECONDS", 1800.0),
+            match_bots_after=env("MATCH_BOTS_AFTER", "20"),
+            match_ticket_seconds=env_float("MATCH_TICKET_SECONDS", 60.0),
+            match_window_base=env_float("MATCH_WINDOW_BASE", 5.0),
+            match_window_growth=env_float("MATCH_WINDOW_GROWTH", 0.5),
+            match_interval=env_float("MATCH_INTERVAL", 0.25),
         )
 
     # the server's settings objects, built from these fields (ValueError if one is wrong)
     def limits(self) -> Limits:
         from service.limits import Limits
+    from service.matchmaking import MatchSettings
 
         return Limits(
             max_message_bytes=self.max_message_bytes,
@@ -114,6 +129,16 @@ class ServeConfig:
         from service.abandon_policy import AbandonPolicy
 
         return AbandonPolicy(self.abandon_waiting_seconds, self.abandon_playing_seconds)
+
+    def match_settings(self) -> MatchSettings:
+        from service.matchmaking import MatchSettings, parse_bots_after
+
+        default, per_game = parse_bots_after(self.match_bots_after)
+        return MatchSettings(
+            bots_after=default, bots_after_games=per_game,
+            ticket_seconds=self.match_ticket_seconds, window_base=self.match_window_base,
+            window_growth=self.match_window_growth, interval=self.match_interval,
+        )
 
     def origins(self) -> list[str]:
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
