@@ -106,7 +106,6 @@ class ServeConfig:
     # the server's settings objects, built from these fields (ValueError if one is wrong)
     def limits(self) -> Limits:
         from service.limits import Limits
-    from service.matchmaking import MatchSettings
 
         return Limits(
             max_message_bytes=self.max_message_bytes,

@@ -7,20 +7,21 @@ import pytest
 
 from common.level_names import LEVEL_NAMES
 from service.matchmaking import (
+    Group,
     MatchSettings,
     closest_level,
     form_groups,
     level_prior,
     parse_bots_after,
 )
-from service.tickets import Mode
+from service.tickets import Mode, Ticket
 from tests.matchmaking_support import ticket
 
 NOW = 1_000_000.0
 SETTINGS = MatchSettings(window_base=5.0, window_growth=1.0)
 
 
-def ids(groups: list) -> list[list[str]]:
+def ids(groups: list[Group]) -> list[list[str]]:
     return [[t.player_id for t in g.tickets] for g in groups]
 
 
@@ -39,7 +40,7 @@ def test_quick_fills_with_bots_after_the_wait() -> None:
 
 
 def test_rated_groups_close_ratings_and_widens_with_the_wait() -> None:
-    def rated(name: str, rating: float, waited: float) -> object:
+    def rated(name: str, rating: float, waited: float) -> Ticket:
         return ticket(name, NOW - waited, mode=Mode.RATED, rating=rating)
 
     ts = [rated("a", 0, 1), rated("b", 30, 1), rated("c", 2, 1), rated("d", 31, 1),
