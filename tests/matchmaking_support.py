@@ -4,15 +4,20 @@ one Redis prefix stand for two replicas), and tickets to open."""
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+from croupier.v1 import croupier_pb2 as pb
 
 from service.tickets import Mode, Ticket, TicketStatus, TicketStore, canonical_json
 from service.tickets_memory import MemoryTickets
 from service.tickets_redis import RedisTickets
 from service.tickets_sqlite import SQLiteTickets
+from tests.players_support import player_md
 from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
+from tests.support import Client
 
 BACKENDS = ("memory", "sqlite", "redis")
 
@@ -58,3 +63,26 @@ def present(found: Ticket | None) -> Ticket:
     """The ticket a store answered, which must be there."""
     assert found is not None, "no such ticket"
     return found
+
+
+def find(client: Client, token: str, game: str, players: int = 0,
+         options: dict[str, object] | None = None,
+         mode: int = pb.MATCH_MODE_QUICK) -> pb.Ticket:
+    """FindMatch as the player of `token`."""
+    request = pb.FindMatchRequest(game=game, players=players, mode=mode)  # type: ignore[arg-type]
+    if options:
+        request.options.update(options)
+    return client.stub.FindMatch(request, metadata=player_md(token), timeout=10)
+
+
+def wait_matched(client: Client, token: str, ticket_id: str, timeout: float = 20.0) -> pb.Ticket:
+    """Polls GetTicket (which keeps the ticket alive) until it is matched."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ticket = client.stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id),
+                                       metadata=player_md(token), timeout=10)
+        if ticket.status != pb.TICKET_STATUS_WAITING:
+            assert ticket.status == pb.TICKET_STATUS_MATCHED, ticket
+            return ticket
+        assert time.monotonic() < deadline, f"ticket {ticket_id} not matched in {timeout} s"
+        time.sleep(0.1)
