@@ -36,6 +36,7 @@ from croupier.v1 import croupier_pb2 as pb
 from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
 from bench.rpc_latency import free_port, wait_serving
+from common.logging import configure
 from service.matchmaking import Matchmaker, MatchSettings
 from service.store import Store, open_store
 from service.tables import Tables
@@ -157,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, nargs="+", default=[100, 1000],
                         help="match: players calling FindMatch at once, one run each")
     args = parser.parse_args(argv)
+    configure("warning")  # no line per table made
     if args.what == "grouping":
         print(asyncio.run(grouping(args.store, args.tickets)))
     else:

@@ -327,6 +327,13 @@ class Matchmaker:
 async def run_matchmaker(matchmaker: Matchmaker) -> None:
     """The matcher's loop, one round every `settings.interval` seconds (every replica runs
     it; the claims decide)."""
+    try:
+        await _rounds(matchmaker)
+    finally:  # cancelled as the server stops: the ticket store goes with it
+        await matchmaker.tickets.close()
+
+
+async def _rounds(matchmaker: Matchmaker) -> None:
     store_down = False
     while True:
         try:
