@@ -110,6 +110,8 @@ bench: setup
 	$(BIN)/python -m bench.sdk_throughput --rounds 3
 	$(BIN)/python -m bench.bridge_roundtrip
 	$(BIN)/python -m bench.envs_throughput --seconds 1
+	$(BIN)/python -m bench.matchmaking grouping --store sqlite
+	$(BIN)/python -m bench.matchmaking match --store sqlite --players 100
 	@echo "strength: python -m bench.strength ladder GAME | duel --level hard --opponent rlcard | sides GAME --level hard (hours on 2 cores; --results FILE resumes); python -m bench.regret GAME --level easy (a level against the heuristic, decision by decision); python -m bench.agreement GAME --high expert --low hard (where two levels choose differently, and what it is worth); python -m bench.doppelkopf_reservations (what each reservation is worth to a hand)"
 
 soak: run-setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")
