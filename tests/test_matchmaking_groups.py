@@ -79,3 +79,21 @@ def test_bots_after_setting() -> None:
     for wrong in ("soon", "dos=-1", "dos=nan"):
         with pytest.raises(ValueError, match="match-bots-after"):
             parse_bots_after(wrong)
+
+
+def test_settings_from_the_command_line() -> None:
+    from service.cli import build_parser
+    from service.config import ServeConfig
+
+    args = build_parser().parse_args(
+        ["serve", "--match-bots-after", "12", "--match-bots-after", "dos=3",
+         "--match-window-growth", "2"])
+    config = ServeConfig(match_bots_after=",".join(args.match_bots_after),
+                         match_window_growth=args.match_window_growth)
+    settings = config.match_settings()
+    assert (settings.bots_wait("dos"), settings.bots_wait("dobro")) == (3.0, 12.0)
+    assert settings.window_growth == 2.0
+    for wrong in (dict(match_bots_after="later"), dict(match_interval=0.0),
+                  dict(match_ticket_seconds=-1.0)):
+        with pytest.raises(ValueError):
+            ServeConfig(**wrong).match_settings()  # type: ignore[arg-type]
