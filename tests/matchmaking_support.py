@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from croupier.v1 import croupier_pb2 as pb
 
@@ -66,7 +67,7 @@ def present(found: Ticket | None) -> Ticket:
 
 
 def find(client: Client, token: str, game: str, players: int = 0,
-         options: dict[str, object] | None = None,
+         options: dict[str, Any] | None = None,
          mode: int = pb.MATCH_MODE_QUICK) -> pb.Ticket:
     """FindMatch as the player of `token`."""
     request = pb.FindMatchRequest(game=game, players=players, mode=mode)  # type: ignore[arg-type]

@@ -96,4 +96,4 @@ def test_settings_from_the_command_line() -> None:
     for wrong in (dict(match_bots_after="later"), dict(match_interval=0.0),
                   dict(match_ticket_seconds=-1.0)):
         with pytest.raises(ValueError):
-            ServeConfig(**wrong).match_settings()  # type: ignore[arg-type]
+            ServeConfig(**wrong).match_settings()

@@ -132,5 +132,7 @@ async def test_two_matchers_on_one_file_seat_every_ticket_once(tmp_path: Path) -
             assert record.seats[t.seat].player == t.player_id
         assert len({(t.table_id, t.seat) for t in got}) == 30
     finally:
-        for x in (*tickets, *stores):
-            await x.close()
+        for ts in tickets:
+            await ts.close()
+        for s in stores:
+            await s.close()

@@ -101,7 +101,7 @@ def test_rated_match_groups_close_ratings(mm: Client, mm_server: ServerProcess) 
     assert [t.rating for t in opened] == pytest.approx(list(ordinals.values()))
     matched = {pid: wait_matched(mm, token, t.ticket_id)
                for (pid, token), t in zip(players, opened, strict=True)}
-    tables = {}
+    tables: dict[str, set[float]] = {}
     for pid, ticket in matched.items():
         tables.setdefault(ticket.table_id, set()).add(ordinals[pid])
     assert sorted(tables.values(), key=min) == [{0.0, 1.0}, {20.0, 21.0}]
@@ -185,7 +185,7 @@ def test_bad_requests_change_nothing(mm: Client, fields: dict[str, object], says
     options = fields.pop("options", None)
     request = pb.FindMatchRequest(**fields)  # type: ignore[arg-type]
     if options is not None:
-        request.options.update(options)
+        request.options.update(options)  # type: ignore[arg-type]
     with pytest.raises(grpc.RpcError) as refused:
         mm.stub.FindMatch(request, metadata=player_md(token), timeout=10)
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
