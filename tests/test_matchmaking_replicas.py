@@ -5,11 +5,13 @@ matching loses no ticket."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import grpc
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
@@ -53,9 +55,10 @@ class Pair:
         return asyncio.run(go())
 
 
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[Pair]:
-    p = Pair(tmp_path)
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """Two replicas for the module; the last test kills one."""
+    p = Pair(tmp_path_factory.mktemp("mm_replicas"))
     yield p
     p.close()
 
@@ -76,7 +79,8 @@ def _check_seating(pair: Pair, seated: dict[str, pb.Ticket], size: int) -> int:
     over its size nor with a player twice. Returns how many tables no ticket was matched to
     were left open (made by a replica killed before its claim: the abandonment round's)."""
     matched = {t.table_id for t in seated.values()}
-    open_ = [t for t in pair.tables() if t.status != Status.ABANDONED]
+    game = next(iter(seated.values())).game
+    open_ = [t for t in pair.tables() if t.status != Status.ABANDONED and t.game == game]
     live = [t for t in open_ if t.table_id in matched]
     by_table = {t.table_id: t for t in live}
     places: Counter[str] = Counter()
@@ -109,14 +113,35 @@ def test_200_players_at_once_over_two_replicas(pair: Pair) -> None:
 
 
 def test_a_replica_killed_while_matching_loses_no_ticket(pair: Pair) -> None:
-    crowd = _crowd(pair, 60, "dos", 2)
-    pair.servers[0].kill()  # in the middle of its rounds (its queue lease dies with it)
-    survivor = pair.clients[1]
+    """The players call FindMatch through the first replica, which is killed (SIGKILL) while
+    the calls come and its matcher groups them; those refused call the other replica with the
+    same request (answered with their ticket if it was opened), which seats every ticket."""
+    first, survivor = pair.clients
+    people = [guest(survivor, f"k{i}") for i in range(100)]
+
+    lock = threading.Lock()
+    through_first: list[int] = []
+
+    def one(i: int) -> tuple[str, str, pb.Ticket]:
+        player_id, token = people[i]
+        try:
+            ticket = find(first, token, "dos", players=2)
+        except grpc.RpcError:
+            return player_id, token, find(survivor, token, "dos", players=2)
+        with lock:
+            through_first.append(i)
+            if len(through_first) == 30:  # the replica dies with calls in flight
+                pair.servers[0].kill()
+        return player_id, token, ticket
+
+    with ThreadPoolExecutor(8) as pool:
+        crowd = list(pool.map(one, range(100)))
+    assert 30 <= len(through_first) < 100
 
     def matched(i: int) -> tuple[str, pb.Ticket]:
         player_id, token, ticket = crowd[i]
         return player_id, wait_matched(survivor, token, ticket.ticket_id, 30)
 
     with ThreadPoolExecutor(16) as pool:
-        seated = dict(pool.map(matched, range(60)))
+        seated = dict(pool.map(matched, range(100)))
     assert _check_seating(pair, seated, 2) <= 1  # at most the killed replica's last one
