@@ -25,7 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.store import StoreUnavailable
-from service.store_redis import connection_options
+from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS, connection_options
 from service.tickets import (
     KEEP_FINISHED_SECONDS,
     Ticket,
@@ -171,7 +171,12 @@ class RedisTickets(TicketStore):
     def __init__(self, url: str, prefix: str, keep: float = KEEP_FINISHED_SECONDS) -> None:
         self.prefix = prefix
         self._keep = str(int(keep))
-        self._redis: aioredis.Redis = aioredis.Redis.from_url(url, **connection_options())
+        # a blocking pool, as the table store's: past its size a call waits for a connection
+        # rather than failing (a crowd calling FindMatch at once)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS,
+            **connection_options())
+        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._open = self._redis.register_script(OPEN_LUA)
         self._claim = self._redis.register_script(CLAIM_LUA)
         self._cancel = self._redis.register_script(CANCEL_LUA)
