@@ -189,6 +189,25 @@ def build_parser() -> argparse.ArgumentParser:
         "default %(default)s)",
     )
 
+    players = serve.add_argument_group(
+        "players", "seats' presence and players' tables; see docs/players.md")
+    players.add_argument(
+        "--presence-seconds", metavar="SECONDS", type=float, default=defaults.presence_seconds,
+        help="how often an open stream writes its seat's presence; a seat seen within two of "
+        "these is connected (env CROUPIER_PRESENCE_SECONDS; default %(default)s)",
+    )
+    players.add_argument(
+        "--gone-after", metavar="SECONDS", type=float, default=defaults.gone_seconds,
+        help="a seat unseen this long is gone, before that away "
+        "(env CROUPIER_GONE_SECONDS; default %(default)s)",
+    )
+    players.add_argument(
+        "--my-tables-finished-days", metavar="DAYS", type=float,
+        default=defaults.my_tables_finished_days,
+        help="ListMyTables (include_finished) shows tables finished this many days ago at most "
+        "(env CROUPIER_MY_TABLES_FINISHED_DAYS; default %(default)s)",
+    )
+
     security = serve.add_argument_group("security", "see docs/operations.md")
     security.add_argument(
         "--api-keys", metavar="FILE", default=defaults.api_keys,
@@ -284,6 +303,8 @@ def _serve(args: argparse.Namespace) -> int:
         api_keys=args.api_keys, tls_cert=args.tls_cert, tls_key=args.tls_key,
         tls_client_ca=args.tls_client_ca, abandon_waiting_seconds=args.abandon_waiting_after,
         abandon_playing_seconds=args.abandon_playing_after,
+        presence_seconds=args.presence_seconds, gone_seconds=args.gone_after,
+        my_tables_finished_days=args.my_tables_finished_days,
     )
     try:
         asyncio.run(serve(config, ready=_reporter(args.ready_fd)))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the server's parts load only when it starts, not to parse flags
     from service.abandon_policy import AbandonPolicy
     from service.limits import Limits
+    from service.presence import PresencePolicy
     from service.security import ApiKeys, Tls
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -61,6 +62,11 @@ class ServeConfig:
     # tables no person sat at or came back to this long are closed as abandoned; 0 = never
     abandon_waiting_seconds: float = 300.0
     abandon_playing_seconds: float = 1800.0
+    # seats' presence (service.presence): an open stream writes it every presence_seconds;
+    # unseen for gone_seconds, a seat is gone. ListMyTables shows tables finished this recently
+    presence_seconds: float = 5.0
+    gone_seconds: float = 60.0
+    my_tables_finished_days: float = 7.0
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -87,6 +93,9 @@ class ServeConfig:
             tls_client_ca=env("TLS_CLIENT_CA", ""),
             abandon_waiting_seconds=env_float("ABANDON_WAITING_SECONDS", 300.0),
             abandon_playing_seconds=env_float("ABANDON_PLAYING_SECONDS", 1800.0),
+            presence_seconds=env_float("PRESENCE_SECONDS", 5.0),
+            gone_seconds=env_float("GONE_SECONDS", 60.0),
+            my_tables_finished_days=env_float("MY_TABLES_FINISHED_DAYS", 7.0),
         )
 
     # the server's settings objects, built from these fields (ValueError if one is wrong)
@@ -114,6 +123,18 @@ class ServeConfig:
         from service.abandon_policy import AbandonPolicy
 
         return AbandonPolicy(self.abandon_waiting_seconds, self.abandon_playing_seconds)
+
+    def presence(self) -> PresencePolicy:
+        from service.presence import PresencePolicy
+
+        return PresencePolicy(self.presence_seconds, self.gone_seconds, self.poll_seconds)
+
+    def finished_within(self) -> float:
+        """Seconds a finished table stays in its players' ListMyTables (include_finished)."""
+        days = self.my_tables_finished_days
+        if not days >= 0 or days == float("inf"):
+            raise ValueError(f"my_tables_finished_days must be 0 or more days, got {days!r}")
+        return days * 86_400
 
     def origins(self) -> list[str]:
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]

@@ -32,6 +32,7 @@ from service.config import ServeConfig
 from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.my_tables_rpc import MyTablesRpc
 from service.rpc import bearer_token, log, streaming, unary
 from service.seats import hash_token
 from service.security import ApiKeys, api_key, certified
@@ -54,7 +55,7 @@ def default_catalog() -> Iterable[Game]:
     return GAMES.values()
 
 
-class CroupierServicer(pb_grpc.CroupierServicer):
+class CroupierServicer(MyTablesRpc, pb_grpc.CroupierServicer):
     def __init__(
         self,
         tables: Tables,
@@ -137,7 +138,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             request.table_id, seat, request.name, request.bot, request.token, entrant
         )
         f.update(seat=seat, version=record.version)
-        table = views.table_summary(self.tables.game(record.game), record)
+        known = self.tables.presence.as_known(record.table_id, record.seats)
+        table = views.table_summary(self.tables.game(record.game), record, known)
         return pb.JoinTableResponse(seat=seat, token=token, table=table)
 
     @unary
@@ -200,7 +202,9 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         ):  # the deadline counts from the last event: read only where there is one
             last = await self.tables.store.events_after(record.table_id, record.version - 1, 1)
             last_time = last[0].time if last else None
-        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time)
+        presence = await self.tables.presence.current(record.table_id, record.seats)
+        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time,
+                                presence=presence)
 
     @unary
     async def SubmitMove(
@@ -227,6 +231,8 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         views.table_view(
             self.tables.game(out.record.game), out.record, out.seat, reply.view,
             last_time=out.events[-1].time,
+            # what this process knows: no store read on a move's path
+            presence=self.tables.presence.as_known(out.record.table_id, out.record.seats),
         )
         return reply
 
@@ -252,8 +258,10 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             await self.tables.present(record, seat)
             if seat is not None and record.seats[seat].away:
                 record = await self.tables.come_back(record, seat)
+            if request.presence:
+                f["presence"] = True
             async for event in self._stream(
-                record, seat, token, request.from_version, f, context.done
+                record, seat, token, request.from_version, f, context.done, request.presence
             ):
                 yield event
 
@@ -265,7 +273,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         from_version: int,
         f: dict[str, Any],
         client_gone: Callable[[], bool],
+        presence: bool = False,
     ) -> AsyncIterator[pb.TableEvent]:
+        """The table's events after `from_version`, then each as it comes; with `presence`,
+        also a PRESENCE event (not of the log: the last event's version) whenever a seat's
+        presence changes from what the subscriber was last shown."""
         table_id = record.table_id
         digest = hash_token(token) if token and seat is not None else ""
         start_version = record.version
@@ -273,10 +285,14 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         store: Store = self.tables.store
         last = from_version
         before: bytes | None = None
+        tip: Any = None  # the last event sent (or the one resumed after): presence shows it
         if last >= 1:
             # the state before the next event, to show its move as this subscriber may see it
             prev = await store.events_after(table_id, last - 1, limit=1)
             before = prev[0].state if prev else None
+            tip = prev[0] if prev else None
+        seats_presence = self.tables.presence
+        shown: list[Any] | None = None  # the presence the subscriber was last shown
         sent = 0
         while True:
             if client_gone():
@@ -290,6 +306,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                     Code.UNAVAILABLE, f"server is shutting down; resume with from_version={last}"
                 )
             events = await store.events_after(table_id, last, limit=STREAM_BATCH)
+            seen = await seats_presence.read(table_id) if presence else None
             for event in events:
                 if event.version != last + 1:
                     raise RuntimeError(
@@ -302,14 +319,25 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                     if event.version > start_version:
                         seat = None  # the seat was given up: from here on, the public view only
                         f["seat_given_up_at"] = event.version
-                yield views.table_event(game, record, event, before, observer)
+                if seen is not None:
+                    shown = seats_presence.states(event.seats, seen)
+                yield views.table_event(game, record, event, before, observer, shown)
                 sent += 1
-                before, last = event.state, event.version
+                before, last, tip = event.state, event.version, event
                 f.update(version=last, sent=sent)
                 if event.kind == EventKind.END:
                     return
             if seat is not None:  # an open stream of a seated person is presence
                 await self.tables.present(record, seat)
+            if seen is not None and tip is not None:
+                now_shown = seats_presence.states(tip.seats, seen)
+                if now_shown != shown:
+                    shown = now_shown
+                    observer = seat if seat is not None and (
+                        tip.seats[seat].token_hash == digest) else None
+                    yield views.presence_event(
+                        game, record, tip, observer, now_shown, self.tables.clock()
+                    )
             if events:
                 continue
             if record.status.closed and last >= record.version:
@@ -583,7 +611,7 @@ async def start(config: ServeConfig | None = None) -> Server:
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
     store = open_store(config.store)
-    tables = Tables(store, abandon=abandon)
+    tables = Tables(store, abandon=abandon, presence=config.presence())
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
         options=[
@@ -596,6 +624,7 @@ async def start(config: ServeConfig | None = None) -> Server:
     shared = SharedCounts(config.store) if isinstance(store, RedisStore) else None
     guard = Guard(limits, shared)
     servicer = CroupierServicer(tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys)
+    servicer.finished_within = config.finished_within()
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
