@@ -127,7 +127,7 @@ class ServeConfig:
     def presence(self) -> PresencePolicy:
         from service.presence import PresencePolicy
 
-        return PresencePolicy(self.presence_seconds, self.gone_seconds, self.poll_seconds)
+        return PresencePolicy(self.presence_seconds, self.gone_seconds)
 
     def finished_within(self) -> float:
         """Seconds a finished table stays in its players' ListMyTables (include_finished)."""

@@ -37,16 +37,14 @@ class Presence(enum.IntEnum):
 
 @dataclass(frozen=True)
 class PresencePolicy:
-    """`heartbeat`: how often an open stream writes its seat's presence (seconds);
-    `gone_seconds`: unseen this long, a seat is gone; `poll_seconds`: how often a waiting
-    stream looks again (a stream writes no more often than it wakes)."""
+    """`heartbeat`: how often an open stream writes its seat's presence (seconds; a seat's
+    stream wakes at least this often); `gone_seconds`: unseen this long, a seat is gone."""
 
     heartbeat: float = 5.0
     gone_seconds: float = 60.0
-    poll_seconds: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("heartbeat", "gone_seconds", "poll_seconds"):
+        for name in ("heartbeat", "gone_seconds"):
             value = getattr(self, name)
             if not math.isfinite(value) or value <= 0:
                 raise ValueError(f"presence: {name} must be a positive number of seconds, "
@@ -60,12 +58,12 @@ class PresencePolicy:
     @property
     def connected_within(self) -> float:
         """Seen this recently, a seat is connected: two of its stream's writes."""
-        return 2 * max(self.heartbeat, self.poll_seconds)
+        return 2 * self.heartbeat
 
     @property
     def read_every(self) -> float:
         """How long a read of a table's presence map serves this process's views."""
-        return min(self.heartbeat, self.poll_seconds) / 2
+        return min(self.heartbeat, 5.0) / 5
 
 
 def seat_presence(seat: Seat, last_seen: float | None, now: float, policy: PresencePolicy

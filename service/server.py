@@ -138,8 +138,7 @@ class CroupierServicer(MyTablesRpc, pb_grpc.CroupierServicer):
             request.table_id, seat, request.name, request.bot, request.token, entrant
         )
         f.update(seat=seat, version=record.version)
-        known = self.tables.presence.as_known(record.table_id, record.seats)
-        table = views.table_summary(self.tables.game(record.game), record, known)
+        table = views.table_summary(self.tables.game(record.game), record)
         return pb.JoinTableResponse(seat=seat, token=token, table=table)
 
     @unary
@@ -293,6 +292,10 @@ class CroupierServicer(MyTablesRpc, pb_grpc.CroupierServicer):
             tip = prev[0] if prev else None
         seats_presence = self.tables.presence
         shown: list[Any] | None = None  # the presence the subscriber was last shown
+        # a seat's stream writes its presence, a presence stream looks at it: once a heartbeat
+        poll = self.poll_seconds
+        if presence or seat is not None:
+            poll = min(poll, seats_presence.policy.heartbeat)
         sent = 0
         while True:
             if client_gone():
@@ -343,11 +346,11 @@ class CroupierServicer(MyTablesRpc, pb_grpc.CroupierServicer):
             if record.status.closed and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
             if store.notifies_changes:
-                change = store.wait_for_change(table_id, last, self.poll_seconds)
+                change = store.wait_for_change(table_id, last, poll)
                 await _wait_either(signal_, change)
             else:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(signal_.wait(), self.poll_seconds)
+                    await asyncio.wait_for(signal_.wait(), poll)
             if not signal_.is_set():
                 fresh = await store.get(table_id)
                 if fresh is not None:
