@@ -104,11 +104,14 @@ class SeatPresence:
                 known[seat] = at
         return known
 
-    async def seen(self, table_id: str, seat: int) -> None:
+    async def seen(self, table_id: str, seat: int, joined_at: float = 0.0) -> None:
         """A seated person is here (a call, or an open stream's round): written at most once
         a heartbeat per seat and process, and not while the store already has it that fresh
-        (another replica wrote it)."""
+        (another replica wrote it) nor within a heartbeat of taking the seat (`joined_at`,
+        which counts as seen)."""
         now = self.clock()
+        if joined_at + self.policy.heartbeat > now:
+            return
         known = self._known.get(table_id)
         if known is not None and known.get(seat, -math.inf) + self.policy.heartbeat > now:
             return

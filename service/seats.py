@@ -94,7 +94,7 @@ class TableSeats(TableBase):
         The seat's own presence (service.presence) is written likewise, once a heartbeat."""
         if seat is None or record.seats[seat].is_bot or record.status.closed:
             return
-        await self.presence.seen(record.table_id, seat)
+        await self.presence.seen(record.table_id, seat, record.seats[seat].joined_at)
         now = self.clock()
         every = self.abandon.presence_every
         if record.seen_at + every > now:
