@@ -27,7 +27,7 @@ def mine(client: Client, token: str, **kw: object) -> pb.ListMyTablesResponse:
     )
 
 
-def join_as(client: Client, table_id: str, token: str, seat: int | None = None) -> int:
+def sit(client: Client, table_id: str, token: str, seat: int | None = None) -> int:
     req = pb.JoinTableRequest(table_id=table_id, name="me")
     if seat is not None:
         req.seat = seat
@@ -43,15 +43,15 @@ def ids(reply: pb.ListMyTablesResponse) -> list[str]:
 def test_a_players_own_tables_newest_first_and_paged(server: ServerProcess) -> None:
     c = Client(server.address)
     try:
-        ann_id, ann = guest(c.channel, "ann")
-        _, bob = guest(c.channel, "bob")
+        ann_id, ann = guest(c, "ann")
+        _, bob = guest(c, "bob")
         made = []
         for _ in range(5):
             table_id = c.create().table_id
-            assert join_as(c, table_id, ann) == 0
+            assert sit(c, table_id, ann) == 0
             made.append(table_id)
         other = c.create().table_id
-        join_as(c, other, bob)
+        sit(c, other, bob)
         c.create()  # nobody's
         made.reverse()  # newest first
         assert ids(mine(c, ann)) == made
@@ -91,9 +91,9 @@ def test_a_players_own_tables_newest_first_and_paged(server: ServerProcess) -> N
 def test_finished_tables_only_when_asked_and_my_turn(server: ServerProcess) -> None:
     c = Client(server.address)
     try:
-        _, ann = guest(c.channel, "ann")
+        _, ann = guest(c, "ann")
         table_id = c.create().table_id
-        join_as(c, table_id, ann, seat=0)
+        sit(c, table_id, ann, seat=0)
         c.join(table_id, "p1", seat=1)
         c.join(table_id, "p2", seat=2)
         view = c.view(table_id)
@@ -137,9 +137,9 @@ def no_finished_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ser
 def test_the_finished_window_is_a_setting(no_finished_server: ServerProcess) -> None:
     c = Client(no_finished_server.address)
     try:
-        _, ann = guest(c.channel, "ann")
+        _, ann = guest(c, "ann")
         table_id = c.create().table_id
-        join_as(c, table_id, ann, seat=0)
+        sit(c, table_id, ann, seat=0)
         c.join(table_id, "p1", seat=1)
         c.join(table_id, "p2", seat=2)
         assert ids(mine(c, ann, include_finished=True)) == [table_id]
