@@ -45,11 +45,12 @@ def test_a_players_own_tables_newest_first_and_paged(server: ServerProcess) -> N
     try:
         ann_id, ann = guest(c, "ann")
         _, bob = guest(c, "bob")
-        made = []
+        made, tokens = [], {}
         for _ in range(5):
             table_id = c.create().table_id
             assert sit(c, table_id, ann) == 0
             made.append(table_id)
+            tokens[table_id] = c.tokens[0]
         other = c.create().table_id
         sit(c, other, bob)
         c.create()  # nobody's
@@ -82,7 +83,7 @@ def test_a_players_own_tables_newest_first_and_paged(server: ServerProcess) -> N
         assert ids(mine(c, ann, game="dou_dizhu")) == made
         # a seat given up is no longer the player's
         c.stub.LeaveTable(pb.LeaveTableRequest(table_id=made[0]),
-                          metadata=bearer(c.tokens[0]), timeout=10)
+                          metadata=bearer(tokens[made[0]]), timeout=10)
         assert ids(mine(c, ann)) == made[1:]
     finally:
         c.close()
@@ -104,6 +105,24 @@ def test_finished_tables_only_when_asked_and_my_turn(server: ServerProcess) -> N
         done = mine(c, ann, include_finished=True)
         assert ids(done) == [table_id] and not done.tables[0].my_turn
         assert done.tables[0].table.status == pb.TABLE_STATUS_FINISHED
+    finally:
+        c.close()
+
+
+def test_a_seat_reserved_for_a_player_lists_its_table_before_and_after(
+    server: ServerProcess,
+) -> None:
+    c = Client(server.address)
+    try:
+        ann_id, ann = guest(c, "ann")
+        table_id = c.create(player_ids=["", ann_id, ""]).table_id
+        (entry,) = mine(c, ann).tables
+        assert entry.table.table_id == table_id and entry.seat == 1
+        assert entry.table.seats[1].presence == pb.PRESENCE_UNSPECIFIED  # nobody sits there yet
+        assert sit(c, table_id, ann) == 1
+        c.stub.LeaveTable(pb.LeaveTableRequest(table_id=table_id),
+                          metadata=bearer(c.tokens[1]), timeout=10)
+        assert ids(mine(c, ann)) == [table_id]  # reserved: still hers after leaving
     finally:
         c.close()
 
