@@ -219,6 +219,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds between the matcher's rounds (env CROUPIER_MATCH_INTERVAL; default "
         "%(default)s)",
     )
+    players = serve.add_argument_group(
+        "presence", "seats' presence and players' tables; see docs/players.md")
+    players.add_argument(
+        "--presence-seconds", metavar="SECONDS", type=float, default=defaults.presence_seconds,
+        help="how often an open stream writes its seat's presence; a seat seen within two of "
+        "these is connected (env CROUPIER_PRESENCE_SECONDS; default %(default)s)",
+    )
+    players.add_argument(
+        "--gone-after", metavar="SECONDS", type=float, default=defaults.gone_seconds,
+        help="a seat unseen this long is gone, before that away "
+        "(env CROUPIER_GONE_SECONDS; default %(default)s)",
+    )
+    players.add_argument(
+        "--my-tables-finished-days", metavar="DAYS", type=float,
+        default=defaults.my_tables_finished_days,
+        help="ListMyTables (include_finished) shows tables finished this many days ago at most "
+        "(env CROUPIER_MY_TABLES_FINISHED_DAYS; default %(default)s)",
+    )
 
     security = serve.add_argument_group("security", "see docs/operations.md")
     security.add_argument(
@@ -368,6 +386,8 @@ def _serve(args: argparse.Namespace) -> int:
         match_ticket_seconds=args.match_ticket_seconds,
         match_window_base=args.match_window_base,
         match_window_growth=args.match_window_growth, match_interval=args.match_interval,
+        presence_seconds=args.presence_seconds, gone_seconds=args.gone_after,
+        my_tables_finished_days=args.my_tables_finished_days,
         identity_jwks=args.identity_jwks, identity_issuer=args.identity_issuer,
         identity_audience=args.identity_audience,
         identity_algorithms=args.identity_algorithms,

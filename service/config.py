@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # the server's parts load only when it starts, not to parse f
     from service.identity import IdentitySettings
     from service.limits import Limits
     from service.matchmaking import MatchSettings
+    from service.presence import PresencePolicy
     from service.security import ApiKeys, Tls
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -71,6 +72,11 @@ class ServeConfig:
     match_window_base: float = 5.0
     match_window_growth: float = 0.5
     match_interval: float = 0.25
+    # seats' presence (service.presence): an open stream writes it every presence_seconds;
+    # unseen for gone_seconds, a seat is gone. ListMyTables shows tables finished this recently
+    presence_seconds: float = 5.0
+    gone_seconds: float = 60.0
+    my_tables_finished_days: float = 7.0
     # players (see service/identity.py, docs/players.md)
     identity_jwks: str = ""  # the provider's JWKS: https URL or file; "" = no provider
     identity_issuer: str = ""
@@ -113,6 +119,9 @@ class ServeConfig:
             match_window_base=env_float("MATCH_WINDOW_BASE", 5.0),
             match_window_growth=env_float("MATCH_WINDOW_GROWTH", 0.5),
             match_interval=env_float("MATCH_INTERVAL", 0.25),
+            presence_seconds=env_float("PRESENCE_SECONDS", 5.0),
+            gone_seconds=env_float("GONE_SECONDS", 60.0),
+            my_tables_finished_days=env_float("MY_TABLES_FINISHED_DAYS", 7.0),
             identity_jwks=env("IDENTITY_JWKS", ""),
             identity_issuer=env("IDENTITY_ISSUER", ""),
             identity_audience=env("IDENTITY_AUDIENCE", ""),
@@ -160,6 +169,17 @@ class ServeConfig:
             ticket_seconds=self.match_ticket_seconds, window_base=self.match_window_base,
             window_growth=self.match_window_growth, interval=self.match_interval,
         )
+    def presence(self) -> PresencePolicy:
+        from service.presence import PresencePolicy
+
+        return PresencePolicy(self.presence_seconds, self.gone_seconds)
+
+    def finished_within(self) -> float:
+        """Seconds a finished table stays in its players' ListMyTables (include_finished)."""
+        days = self.my_tables_finished_days
+        if not days >= 0 or days == float("inf"):
+            raise ValueError(f"my_tables_finished_days must be 0 or more days, got {days!r}")
+        return days * 86_400
 
     def identity(self) -> IdentitySettings:
         from pathlib import Path

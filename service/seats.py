@@ -141,9 +141,11 @@ class TableSeats(TableBase):
     async def present(self, record: TableRecord, seat: int | None) -> None:
         """A seated person called (or keeps a stream open): the table's last-seen time is
         raised, at most every `presence_every` seconds per table and process, and with no new
-        version (nobody's view goes stale). Bots are not people: their calls do not count."""
+        version (nobody's view goes stale). Bots are not people: their calls do not count.
+        The seat's own presence (service.presence) is written likewise, once a heartbeat."""
         if seat is None or record.seats[seat].is_bot or record.status.closed:
             return
+        await self.presence.seen(record.table_id, seat, record.seats[seat].joined_at)
         now = self.clock()
         every = self.abandon.presence_every
         if record.seen_at + every > now:

@@ -38,6 +38,7 @@ from service.limits import Guard, Limits, SharedCounts, client_key
 from service.matchmaking import Matchmaker, run_matchmaker
 from service.matchmaking_rpc import MatchmakingRpc
 from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.my_tables_rpc import MyTablesRpc
 from service.rpc import bearer_token, log, streaming, unary
 from service.seats import Credential, hash_token, holds
 from service.security import ApiKeys, api_key, certified
@@ -61,7 +62,7 @@ def default_catalog() -> Iterable[Game]:
     return GAMES.values()
 
 
-class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
+class CroupierServicer(MatchmakingRpc, MyTablesRpc, IdentityRpc, pb_grpc.CroupierServicer):
     def __init__(
         self,
         tables: Tables,
@@ -243,7 +244,9 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
         ):  # the deadline counts from the last event: read only where there is one
             last = await self.tables.store.events_after(record.table_id, record.version - 1, 1)
             last_time = last[0].time if last else None
-        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time)
+        presence = await self.tables.presence.current(record.table_id, record.seats)
+        return views.table_view(self.tables.game(record.game), record, seat, last_time=last_time,
+                                presence=presence)
 
     @unary
     async def SubmitMove(
@@ -272,6 +275,8 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
         views.table_view(
             self.tables.game(out.record.game), out.record, out.seat, reply.view,
             last_time=out.events[-1].time,
+            # what this process knows: no store read on a move's path
+            presence=self.tables.presence.as_known(out.record.table_id, out.record.seats),
         )
         return reply
 
@@ -297,8 +302,10 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
             await self.tables.present(record, seat)
             if seat is not None and record.seats[seat].away:
                 record = await self.tables.come_back(record, seat)
+            if request.presence:
+                f["presence"] = True
             async for event in self._stream(
-                record, seat, token, request.from_version, f, context.done
+                record, seat, token, request.from_version, f, context.done, request.presence
             ):
                 yield event
 
@@ -310,7 +317,11 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
         from_version: int,
         f: dict[str, Any],
         client_gone: Callable[[], bool],
+        presence: bool = False,
     ) -> AsyncIterator[pb.TableEvent]:
+        """The table's events after `from_version`, then each as it comes; with `presence`,
+        also a PRESENCE event (not of the log: the last event's version) whenever a seat's
+        presence changes from what the subscriber was last shown."""
         table_id = record.table_id
         digest = hash_token(token) if isinstance(token, str) and seat is not None else ""
         start_version = record.version
@@ -318,10 +329,18 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
         store: Store = self.tables.store
         last = from_version
         before: bytes | None = None
+        tip: Any = None  # the last event sent (or the one resumed after): presence shows it
         if last >= 1:
             # the state before the next event, to show its move as this subscriber may see it
             prev = await store.events_after(table_id, last - 1, limit=1)
             before = prev[0].state if prev else None
+            tip = prev[0] if prev else None
+        seats_presence = self.tables.presence
+        shown: list[Any] | None = None  # the presence the subscriber was last shown
+        # a seat's stream writes its presence, a presence stream looks at it: once a heartbeat
+        poll = self.poll_seconds
+        if presence or seat is not None:
+            poll = min(poll, seats_presence.policy.heartbeat)
         sent = 0
         while True:
             if client_gone():
@@ -335,6 +354,7 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
                     Code.UNAVAILABLE, f"server is shutting down; resume with from_version={last}"
                 )
             events = await store.events_after(table_id, last, limit=STREAM_BATCH)
+            seen = await seats_presence.read(table_id) if presence else None
             for event in events:
                 if event.version != last + 1:
                     raise RuntimeError(
@@ -347,24 +367,35 @@ class CroupierServicer(MatchmakingRpc, IdentityRpc, pb_grpc.CroupierServicer):
                     if event.version > start_version:
                         seat = None  # the seat was given up: from here on, the public view only
                         f["seat_given_up_at"] = event.version
-                yield views.table_event(game, record, event, before, observer)
+                if seen is not None:
+                    shown = seats_presence.states(event.seats, seen)
+                yield views.table_event(game, record, event, before, observer, shown)
                 sent += 1
-                before, last = event.state, event.version
+                before, last, tip = event.state, event.version, event
                 f.update(version=last, sent=sent)
                 if event.kind == EventKind.END:
                     return
             if seat is not None:  # an open stream of a seated person is presence
                 await self.tables.present(record, seat)
+            if seen is not None and tip is not None:
+                now_shown = seats_presence.states(tip.seats, seen)
+                if now_shown != shown:
+                    shown = now_shown
+                    observer = seat if seat is not None and holds(
+                        tip.seats[seat], token, digest) else None
+                    yield views.presence_event(
+                        game, record, tip, observer, now_shown, self.tables.clock()
+                    )
             if events:
                 continue
             if record.status.closed and last >= record.version:
                 return  # asked to resume after the end: nothing will ever follow
             if store.notifies_changes:
-                change = store.wait_for_change(table_id, last, self.poll_seconds)
+                change = store.wait_for_change(table_id, last, poll)
                 await _wait_either(signal_, change)
             else:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(signal_.wait(), self.poll_seconds)
+                    await asyncio.wait_for(signal_.wait(), poll)
             if not signal_.is_set():
                 fresh = await store.get(table_id)
                 if fresh is not None:
@@ -635,7 +666,7 @@ async def start(config: ServeConfig | None = None) -> Server:
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
     store = open_store(config.store)
-    tables = Tables(store, abandon=abandon)
+    tables = Tables(store, abandon=abandon, presence=config.presence())
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
         options=[
@@ -656,6 +687,7 @@ async def start(config: ServeConfig | None = None) -> Server:
     servicer = CroupierServicer(
         tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys, identities=identities
     )
+    servicer.finished_within = config.finished_within()
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

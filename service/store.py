@@ -62,6 +62,7 @@ class TableRated(StoreError):
         self.match_id = match_id
 
 
+Records = list[TableRecord]  # likewise
 Ratings = list[Rating]  # spelt out here: inside the stores, `list` is their listing method
 
 
@@ -144,6 +145,33 @@ class Store(ABC):
         nothing; if one of its tables was rated under another id, raises TableRated and
         writes nothing; else stores `update(current ratings of its entrants)` together with
         the match and its tables as rated, and returns None."""
+
+    # --- players' tables and presence (service.player_index, service.presence) ----------
+    @abstractmethod
+    async def player_tables(
+        self,
+        player_id: str,
+        after: tuple[float, str] | None = None,
+        limit: int = 100,
+        closed_since: float | None = None,
+        game: str = "",
+    ) -> Records:
+        """The tables a seat of which names `player_id` (Seat.player), newest first (by
+        created_at, then table id, both descending), past `after` (the (created_at, table id)
+        of the previous page's last table), of `game` when given: the open ones, and those
+        that closed at or after `closed_since` (their END event's time; None: no closed
+        ones). At most `limit`. Each backend keeps an index from players to tables, written
+        in the same atomic step as the record."""
+
+    @abstractmethod
+    async def mark_present(self, table_id: str, seat: int, at: float) -> None:
+        """Raises `seat`'s last-seen time in the table's presence map to `at` (never lowers
+        it). No version, no event, shared by every replica on the store."""
+
+    @abstractmethod
+    async def presence(self, table_id: str) -> dict[int, float]:
+        """The table's presence map: seat -> when its person was last seen (unix seconds);
+        seats never marked are absent."""
 
     async def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Releases connections and files."""

@@ -15,9 +15,10 @@ from service.store import (
     VersionConflict,
     check_commit,
 )
+from service.store_memory_players import MemoryPlayers
 
 
-class MemoryStore(Store):
+class MemoryStore(MemoryPlayers, Store):
     """Every method runs without awaiting, so each is atomic within the event loop."""
 
     def __init__(self) -> None:
@@ -26,6 +27,7 @@ class MemoryStore(Store):
         self._ratings: dict[tuple[str, str, str], Rating] = {}  # (ladder, game, entrant)
         self._matches: dict[tuple[str, str], RatedMatch] = {}  # (ladder, match id)
         self._rated_tables: dict[str, str] = {}  # table id -> the match id it was rated under
+        self._init_players()
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -33,6 +35,7 @@ class MemoryStore(Store):
             raise TableExists(record.table_id)
         self._tables[record.table_id] = record
         self._events[record.table_id] = list(events)
+        self._index_players(record, events)
 
     async def get(self, table_id: str) -> TableRecord | None:
         return self._tables.get(table_id)
@@ -58,6 +61,7 @@ class MemoryStore(Store):
             record = record.with_(seen_at=current.seen_at)
         self._tables[record.table_id] = record
         self._events[record.table_id].extend(events)
+        self._index_players(record, events)
 
     async def touch(self, table_id: str, seen_at: float) -> None:
         current = self._tables.get(table_id)

@@ -15,6 +15,8 @@ Layout, per table `<id>`:
   (score: seen_at) hold the watched open tables, for the round that closes abandoned ones.
 - A person's presence (`touch`) is a script of its own: it raises the record's `seen_at` and
   its score in the idle index, never the version.
+- Players' tables (a sorted set per player, written by the record's own script) and seats'
+  presence (a hash per table): `service.store_redis_players`.
 - Ladders (never expire): `lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as JSON;
   `lad:m:<ladder>`, a hash match id -> the rated match as JSON; `lad:t`, a hash table id ->
   the match id it was rated under. A rating is one WATCH/MULTI/EXEC over the three: of two
@@ -71,6 +73,7 @@ from service.model import (
     seats_from_json,
     sort_ratings,
 )
+from service.player_index import closed_at, players_of
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -82,6 +85,7 @@ from service.store import (
     VersionConflict,
     check_commit,
 )
+from service.store_redis_players import PLAYERS_LUA, RedisPlayers
 
 DEFAULT_PREFIX = "croupier:"
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
@@ -189,6 +193,7 @@ if (status == 'finished' or status == 'abandoned') and retention > 0 then
   redis.call('EXPIRE', KEYS[1], retention)
   redis.call('EXPIRE', KEYS[2], retention)
 end
+""" + PLAYERS_LUA + """
 return {'ok'}
 """
 
@@ -370,7 +375,7 @@ _Strings = list[str]
 _Ids = list[bytes]
 
 
-class RedisStore(Store):
+class RedisStore(RedisPlayers, Store):
     def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
         self._url, url_prefix, url_retention = parse_url(url)
         self.prefix = url_prefix if prefix is None else prefix
@@ -500,6 +505,9 @@ class RedisStore(Store):
         idle_before: float | None = None,
     ) -> None:
         fields = self._record_fields(record)
+        closed = closed_at(record, events)
+        if closed is not None:
+            fields += ["closed_at", repr(float(closed))]
         args: list[Any] = [
             expected,
             record.table_id,
@@ -534,6 +542,8 @@ class RedisStore(Store):
             self._idx_idle[Status.WAITING],
             self._idx_idle[Status.PLAYING],
         ]
+        for player in players_of(record):
+            keys += self.player_keys(player)
         with _reachable():
             result = await self._script(keys=keys, args=args)
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]

@@ -73,6 +73,7 @@ from service.store import (
     VersionConflict,
     check_commit,
 )
+from service.store_sqlite_players import PLAYERS_SCHEMA, SQLitePlayers, Statements, index_statements
 
 T = TypeVar("T")
 
@@ -179,6 +180,7 @@ SCHEMA = (
     )
     + EVENTS_SCHEMA
     + LADDER_SCHEMA
+    + PLAYERS_SCHEMA
 )
 RATING_COLUMNS = "ladder, game, entrant, mu, sigma, matches, updated_at"
 SELECT_MATCH = (
@@ -419,12 +421,21 @@ class _Write:
     future: asyncio.Future[None]
     deadline: float  # loop time after which waiting for another process's lock gives up
     touched: float | None = None
+    # run after the write's own statement when it won: the players' index rows
+    then: Statements = ()
 
 
 _Batch = list[_Write]  # spelt out here: inside the stores, `list` is their listing method
 
 
-class SQLiteStore(Store):
+# `touched` of a plain statement beside the records (presence): no version check, no seen_at
+PLAIN = float("-inf")
+
+
+class SQLiteStore(SQLitePlayers, Store):
+    _record_columns = ", ".join(f"t.{c.strip()}" for c in TABLE_COLUMNS.split(","))
+    _decode_record = staticmethod(_record)
+
     def __init__(self, path: str | Path = "./var/croupier.db", busy_timeout_ms: int = 10_000):
         self.path = Path(path)
         self._busy_timeout = busy_timeout_ms / 1000
@@ -743,6 +754,17 @@ class SQLiteStore(Store):
         self._wake()
         await write.future
 
+    async def _queue_statement(self, table_id: str, sql: str, args: tuple[Any, ...]) -> None:
+        """One statement through the write queue (its batching, its waits for the lock)."""
+        self._connection()
+        loop = self._running_loop()
+        write = _Write(table_id=table_id, expected=None, record=None, sql=sql, args=args,
+                       event_rows=[], future=loop.create_future(),
+                       deadline=loop.time() + self._busy_timeout, touched=PLAIN)
+        self._queue.append(write)
+        self._wake()
+        await write.future
+
     def _enqueue(
         self,
         record: TableRecord,
@@ -768,6 +790,8 @@ class SQLiteStore(Store):
             else:
                 row = _table_row(record, self._seats_json(record.seats))
                 sql, args = UPDATE_TABLE, (*row[1:], table_id, expected)
+        # a move's short write has the seats and status it had: the index has them already
+        then = () if sql is UPDATE_STATE else index_statements(record, events)
         write = _Write(
             table_id=table_id,
             expected=expected,
@@ -777,6 +801,7 @@ class SQLiteStore(Store):
             event_rows=[_event_row(e, self._seats_json(e.seats)) for e in events],
             future=loop.create_future(),
             deadline=loop.time() + self._busy_timeout,
+            then=then,
         )
         self._queue.append(write)
         self._wake()
@@ -894,6 +919,8 @@ class SQLiteStore(Store):
                 return VersionConflict(
                     f"table {w.table_id} is at version {found[0][0]}, not {w.expected}"
                 )
+        for sql, args in w.then:
+            conn.execute(sql, args)
         return None
 
     def _settle(self, batch: _Batch, outcomes: Sequence[BaseException | None]) -> None:

@@ -23,6 +23,7 @@ from service.model import (
     Status,
     TableRecord,
 )
+from service.presence import PresencePolicy, SeatPresence
 from service.store import Store, TableMissing, VersionConflict
 from service.table_errors import Code, TableError
 from service.validation import check_table_id, game_options
@@ -86,11 +87,13 @@ class TableBase:
         games: Callable[[str], Game] = default_games,
         clock: Callable[[], float] = time.time,
         abandon: AbandonPolicy | None = None,
+        presence: PresencePolicy | None = None,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
         self.abandon = abandon or AbandonPolicy()
+        self.presence = SeatPresence(store, presence, clock)  # each seat's (service.presence)
         self.hub = Hub()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # table -> when this process last wrote a person's presence there

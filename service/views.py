@@ -8,7 +8,7 @@ seat has seen a card) renders an empty game view and a zero result: there is not
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from croupier.v1 import croupier_pb2 as pb
@@ -147,22 +147,32 @@ class _TableTemplates:
 _templates = _TableTemplates()
 
 
-def fill_table(out: pb.Table, record: TableRecord, acting: Iterable[int]) -> None:
+# each seat's presence (service.presence.Presence, numbered as pb.Presence); None: unspecified
+Presences = Sequence[int] | None
+
+
+def fill_table(
+    out: pb.Table, record: TableRecord, acting: Iterable[int], presence: Presences = None
+) -> None:
     """Writes `record` into the empty message `out` (in place: no copy of a copy)."""
     out.CopyFrom(_templates(record))
     out.status = STATUS[record.status]
     out.version = record.version
     out.to_act.extend(acting)
+    if presence:
+        for seat, state in zip(out.seats, presence, strict=False):
+            if state:
+                seat.presence = state  # type: ignore[assignment]
 
 
-def table(record: TableRecord, acting: Iterable[int]) -> pb.Table:
+def table(record: TableRecord, acting: Iterable[int], presence: Presences = None) -> pb.Table:
     out = pb.Table()
-    fill_table(out, record, acting)
+    fill_table(out, record, acting, presence)
     return out
 
 
-def table_summary(game: Game, record: TableRecord) -> pb.Table:
-    return table(record, to_act(game, record, state_of(game, record)))
+def table_summary(game: Game, record: TableRecord, presence: Presences = None) -> pb.Table:
+    return table(record, to_act(game, record, state_of(game, record)), presence)
 
 
 def fill_result(out: pb.Result, game: Game, state: Any | None, players: int = 0) -> None:
@@ -191,6 +201,7 @@ def table_view(
     seat: int | None,
     out: pb.TableView | None = None,
     last_time: float | None = None,
+    presence: Presences = None,
 ) -> pb.TableView:
     """`record` (or a snapshot of it at an event) as `seat` sees it; None: a spectator.
     Written into `out` when given (an empty message, such as a response's field).
@@ -200,7 +211,7 @@ def table_view(
         out = pb.TableView()
     state = state_of(game, record)
     acting = to_act(game, record, state)
-    fill_table(out.table, record, acting)
+    fill_table(out.table, record, acting, presence)
     out.version = record.version
     shown = getattr(out.view, game.info.view_field)
     if state is None:  # nothing dealt: the game's view message, empty but for the seat
@@ -259,6 +270,7 @@ def table_event(
     event: Event,
     before: bytes | None,
     observer: int | None,
+    presence: Presences = None,
 ) -> pb.TableEvent:
     snap = record.with_(
         seats=event.seats, status=event.status, version=event.version, state=event.state
@@ -269,7 +281,7 @@ def table_event(
         seat=event.seat,
         move=shown_move(game, event, before, observer),
         name=event.name,
-        view=table_view(game, snap, observer, last_time=event.time),
+        view=table_view(game, snap, observer, last_time=event.time, presence=presence),
         time=event.time,
         deal_over=event.deal_over,
         auto=event.auto,
@@ -281,3 +293,24 @@ def end_reason(event: Event) -> pb.EndReason:
     if event.kind != EventKind.END:
         return pb.END_REASON_UNSPECIFIED
     return pb.END_REASON_ABANDONED if event.abandoned else pb.END_REASON_MATCH_OVER
+
+
+def presence_event(
+    game: Game,
+    record: TableRecord,
+    last: Event,
+    observer: int | None,
+    presence: Sequence[int],
+    now: float,
+) -> pb.TableEvent:
+    """A change of the seats' presence, as `observer` sees the table at its last event `last`:
+    no event of the log, so its version is that event's (nobody's expected_version moves)."""
+    snap = record.with_(seats=last.seats, status=last.status, version=last.version,
+                        state=last.state)
+    return pb.TableEvent(
+        version=last.version,
+        kind=pb.EVENT_KIND_PRESENCE,
+        seat=-1,
+        view=table_view(game, snap, observer, last_time=last.time, presence=presence),
+        time=now,
+    )
