@@ -31,7 +31,8 @@ from service import ratings, server_metrics, views
 from service.config import ServeConfig
 from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
-from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.people_ratings import PeopleRater
 from service.rpc import bearer_token, log, streaming, unary
 from service.seats import hash_token
 from service.security import ApiKeys, api_key, certified
@@ -101,6 +102,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
+        if RATED_OPTION in options:  # else a client could farm ratings at tables of its own
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"the table option {RATED_OPTION!r} is the server's own: rated tables are made "
+                "by rated matchmaking (FindMatch)",
+            )
         key = api_key(context)
         self.keys.require(key, "tables", "Creating tables")
         client = client_key(context.peer(), key if self.keys.enabled else None)
@@ -442,12 +449,15 @@ async def _wait_either(signal_: asyncio.Event, change: Awaitable[None]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def run_table_clock(tables: Tables, interval: float) -> None:
-    """The tables' clock, one round every `interval` seconds of its three jobs: hands empty
+async def run_table_clock(
+    tables: Tables, interval: float, rater: PeopleRater | None = None
+) -> None:
+    """The tables' clock, one round every `interval` seconds of its jobs: hands empty
     human seats to bots once their table's fill delay has passed (`fill`), plays for seats
-    whose turn timer ran out with the game's heuristic player (`turn_timer`), and closes
-    tables no person came back to (`abandon`). Every replica runs it: each change is a
-    compare-and-set, one wins."""
+    whose turn timer ran out with the game's heuristic player (`turn_timer`), closes
+    tables no person came back to (`abandon`), and, with a `rater`, rates finished rated
+    tables nobody rated (`rate`, every few rounds). Every replica runs it: each change is a
+    compare-and-set (a rating: `Store.rate`), one wins."""
     from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
 
     bg = get_logger("croupier.fill")
@@ -457,6 +467,8 @@ async def run_table_clock(tables: Tables, interval: float) -> None:
         ("turn_timer", lambda: tables.play_overdue(get_heuristic), "turns_timed_out", "moves"),
         ("abandon", tables.close_abandoned, "tables_closed_as_abandoned", "tables"),
     )
+    if rater is not None:
+        jobs += (("rate", rater.sweep, "finished_tables_rated", "tables"),)
     store_down = False  # a store outage (Redis restarting) is logged once, not every round
     while True:
         for name, job, event, field_ in jobs:
@@ -491,6 +503,7 @@ class Server:
         fill_task: asyncio.Task[None],
         web: Any = None,
         guard: Guard | None = None,
+        rater: PeopleRater | None = None,
     ) -> None:
         self.server = server
         self.store = store
@@ -500,6 +513,7 @@ class Server:
         self._fill_task = fill_task
         self.web = web  # service.web.WebServer when browsers are served
         self.guard = guard
+        self.rater = rater
 
     async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
         """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
@@ -520,6 +534,8 @@ class Server:
             await self._fill_task
         if self.guard is not None:
             await self.guard.close()
+        if self.rater is not None:
+            await self.rater.drain()  # a rating cut short here is the next sweep's
         await self.store.close()
 
 
@@ -634,8 +650,10 @@ async def start(config: ServeConfig | None = None) -> Server:
     await server.start()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    fill_task = asyncio.create_task(run_table_clock(tables, config.fill_interval))
-    return Server(server, store, tables, health, port, fill_task, web, guard)
+    rater = PeopleRater(tables)
+    tables.on_finished = rater.table_finished  # rated tables are rated as they finish
+    fill_task = asyncio.create_task(run_table_clock(tables, config.fill_interval, rater))
+    return Server(server, store, tables, health, port, fill_task, web, guard, rater)
 
 
 async def serve(config: ServeConfig, ready: Callable[[], None] | None = None) -> None:
