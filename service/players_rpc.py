@@ -9,7 +9,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from service import player_standings, views
 from service.player_standings import ME, Standing, check_player_id
-from service.rpc import unary
+from service.rpc import bearer_token, unary
 
 if TYPE_CHECKING:
     from service.identity import Player
@@ -49,8 +49,10 @@ class PlayersRpc:
         self, request: pb.GetProfileRequest, context: Any, f: dict[str, Any]
     ) -> pb.Profile:
         wanted = check_player_id(request.player_id, "player_id")
-        me = await self.caller(context) if wanted not in ("", ME) else (
-            await self.require_player(context))
+        if wanted in ("", ME):
+            me: Player | None = await self.require_player(context)
+        else:  # the player's own profile shows their private tables too
+            me = await self.caller(context) if bearer_token(context) else None
         if wanted in ("", ME) or (me is not None and me.player_id == wanted):
             assert me is not None
             out = await player_standings.profile(self.tables, me.player_id, me.name, me.guest,

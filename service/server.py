@@ -33,6 +33,7 @@ from service.export_record import export_record
 from service.limits import Guard, Limits, SharedCounts, client_key
 from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKind, Status
 from service.people_ratings import PeopleRater
+from service.players_rpc import PlayersRpc
 from service.rpc import bearer_token, log, streaming, unary
 from service.seats import hash_token
 from service.security import ApiKeys, api_key, certified
@@ -55,7 +56,7 @@ def default_catalog() -> Iterable[Game]:
     return GAMES.values()
 
 
-class CroupierServicer(pb_grpc.CroupierServicer):
+class CroupierServicer(PlayersRpc, pb_grpc.CroupierServicer):
     def __init__(
         self,
         tables: Tables,
