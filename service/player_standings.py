@@ -11,7 +11,7 @@ so: another player's private tables are left out, and a table's summary shows no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from service.model import (
@@ -109,13 +109,9 @@ async def leaderboard(tables: Tables, game: str, limit: int, around: str = ""
     if around:
         at = next((i for i, r in enumerate(board) if r.entrant == around), None)
         if at is None:
-            raise TableError(Code.NOT_FOUND, f"{_shown(around)} has no rating in {game} yet")
+            raise TableError(Code.NOT_FOUND, f"{around[:64]!r} has no rating in {game} yet")
         start = max(0, min(at - limit // 2, len(board) - limit))
     return await _standings(tables, board, start, start + limit), len(board)
-
-
-def _shown(player_id: str) -> str:
-    return "this player" if player_id.startswith(GUEST_PREFIX) else repr(player_id[:64])
 
 
 @dataclass(frozen=True)
@@ -146,41 +142,40 @@ async def profile(tables: Tables, player_id: str, name: str = "", guest: bool | 
             "bot levels have no profile: their ratings are on the leaderboards",
         )
     store = tables.store
-    mine = [r for r in await store.ratings(PLAYERS_LADDER) if r.entrant == player_id]
+    mine = {r.game: r for r in await store.ratings(PLAYERS_LADDER) if r.entrant == player_id}
     if not name:
         name = (await store.entrant_names(PLAYERS_LADDER, [player_id])).get(player_id, "")
-    recent = await _recent_tables(tables, player_id, [r.game for r in mine], own)
-    if not own and not mine and not name:
-        raise TableError(Code.NOT_FOUND, f"no player {_shown(player_id)} is known here")
-    counts = {r.game: r.matches for r in mine}
+    counts, recent = await _played(tables, player_id, mine, own)
+    if not own and not mine and not name and not counts:
+        raise TableError(Code.NOT_FOUND, f"no player {player_id[:64]!r} is known here")
     games = []
-    for game in sorted(counts):
-        rating = next((r for r in mine if r.game == game), None)
+    for game in sorted(mine.keys() | counts.keys()):
         standing = None
-        if rating is not None:
+        if game in mine:
             board = await _board(tables, game)
             at = next(i for i, r in enumerate(board) if r.entrant == player_id)
             standing = (await _standings(tables, board, at, at + 1))[0]
         history = await store.rating_history(PLAYERS_LADDER, game, player_id, HISTORY_POINTS)
-        games.append(GameStanding(game, standing, history, counts[game]))
+        games.append(GameStanding(game, standing, history, counts.get(game, 0)))
     return PlayerProfile(player_id, name,
                          player_id.startswith(GUEST_PREFIX) if guest is None else guest,
                          games, recent)
 
 
-async def _recent_tables(tables: Tables, player_id: str, games: Sequence[str], own: bool
-                         ) -> list[TableRecord]:
-    """The player's newest finished tables (private ones only to themselves), newest first,
-    from their rated history (those still stored)."""
+async def _played(tables: Tables, player_id: str, rated: Mapping[str, Rating], own: bool
+                  ) -> tuple[dict[str, int], list[TableRecord]]:
+    """Tables played to the end per game, and the newest of them still stored (another
+    player's private ones left out), newest first: from the rated history."""
+    counts = {game: r.matches for game, r in rated.items()}
     ids: list[tuple[float, str]] = []
-    for game in games:
+    for game in rated:
         points = await tables.store.rating_history(PLAYERS_LADDER, game, player_id,
                                                    RECENT_TABLES)
         ids.extend((p.time, p.table_id) for p in points)
-    out = []
+    recent = []
     for _, table_id in sorted(ids, reverse=True)[:RECENT_TABLES]:
         record = await tables.store.get(table_id)
         if (record is not None and record.status == Status.FINISHED
                 and (own or not record.options.get(PRIVATE_OPTION))):
-            out.append(record)
-    return out
+            recent.append(record)
+    return counts, recent
