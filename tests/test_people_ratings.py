@@ -19,8 +19,9 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from service.model import PLAYERS_LADDER, RATED_OPTION, EventKind, Status
+from service.model import PLAYERS_LADDER, RATED_OPTION, EventKind, RatedMatch, Rating, Status
 from service.people_ratings import rate_table
+from service.player_standings import leaderboard
 from service.store import Store
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
@@ -284,3 +285,35 @@ async def test_abandoned_and_unfinished_tables_are_never_rated(
         assert await store.ratings(PLAYERS_LADDER) == []
     finally:
         await store.close()
+
+
+# --- the board's order and windows --------------------------------------------------------
+@run_async
+async def test_the_board_ranks_by_ordinal_and_windows_around_a_player() -> None:
+    store = MemoryStore()
+    tables = Tables(store)
+    # ordinals 30, 20, 20, 10, 0, -10, -20: the two 20s share rank 2, the next is 4th
+    ordinals = {"guest:a": 30, "bot:hard": 20, "guest:c": 20, "guest:d": 10, "guest:e": 0,
+                "guest:f": -10, "guest:g": -20}
+
+    def update(current: Any) -> list[Rating]:
+        return [Rating(PLAYERS_LADDER, GAME, e, o + 3.0, 1.0, 1, 1.0)
+                for e, o in ordinals.items()]
+
+    match = RatedMatch(PLAYERS_LADDER, "t1", GAME, ("t1",), tuple(ordinals), 1.0,
+                       ranks=tuple(range(1, 8)), names=tuple(e.upper() for e in ordinals))
+    assert await store.rate(match, update) is None
+    top, total = await leaderboard(tables, GAME, 3)
+    assert total == 7
+    assert [(s.rank, s.entrant, s.ordinal, s.bot) for s in top] == [
+        (1, "guest:a", 30.0, False), (2, "bot:hard", 20.0, True), (2, "guest:c", 20.0, False)]
+    assert [s.name for s in top] == ["GUEST:A", "hard", "GUEST:C"]
+    middle, _ = await leaderboard(tables, GAME, 3, "guest:d")
+    assert [s.entrant for s in middle] == ["guest:c", "guest:d", "guest:e"]
+    assert middle[1].rank == 4
+    # at either end the window keeps its size, shifted inside the board
+    assert [s.entrant for s in (await leaderboard(tables, GAME, 4, "guest:a"))[0]] == [
+        "guest:a", "bot:hard", "guest:c", "guest:d"]
+    assert [s.entrant for s in (await leaderboard(tables, GAME, 3, "guest:g"))[0]] == [
+        "guest:e", "guest:f", "guest:g"]
+    assert len((await leaderboard(tables, GAME, 0))[0]) == 7  # 0: the default 20
