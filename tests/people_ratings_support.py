@@ -109,6 +109,6 @@ def expected_ratings(entrants: Sequence[str], totals: Sequence[int],
     model = PlackettLuce()
     teams = [[model.rating(mu=before[e][0], sigma=before[e][1]) if e in before
               else model.rating()] for e in entrants]
-    ranks = [1 + sum(1 for q in totals if q > p) for p in totals]
+    ranks = [1.0 + sum(1 for q in totals if q > p) for p in totals]
     after = model.rate(teams, ranks=ranks)
     return {e: (t[0].mu, t[0].sigma) for e, t in zip(entrants, after, strict=True)}

@@ -108,7 +108,7 @@ def test_a_rated_table_rates_its_players_and_bot_level(
     rc: Client, rated_server: ServerProcess,
 ) -> None:
     ann, bob = person("Ann"), person("Bob")
-    seats = [ann, Bot("random"), bob]
+    seats: list[Person | Bot] = [ann, Bot("random"), bob]
     before = {e.player_id: (e.mu, e.sigma, e.games) for e in entries(rc).values()}
     table_id, totals = played(rc, rated_server.db, seats)
     ids = [ann.player_id, "bot:random", bob.player_id]
@@ -208,7 +208,7 @@ def test_clients_may_not_make_rated_tables(rc: Client) -> None:
 
 
 def test_bad_requests_are_refused_clearly(rc: Client) -> None:
-    def ask(**kw: Any) -> tuple[C, str]:
+    def ask(**kw: Any) -> tuple[grpc.StatusCode, str]:
         return rpc_code(rc.stub.ListLeaderboard, pb.ListLeaderboardRequest(**kw), timeout=10)
 
     assert ask()[0] == C.INVALID_ARGUMENT
