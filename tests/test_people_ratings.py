@@ -217,12 +217,41 @@ def test_bad_requests_are_refused_clearly(rc: Client) -> None:
     assert ask(game=GAME, limit=101)[0] == C.RESOURCE_EXHAUSTED
     assert ask(game=GAME, around="x" * 300)[0] == C.INVALID_ARGUMENT
     assert ask(game=GAME, around="guest:nobody")[0] == C.NOT_FOUND
-    assert ask(game=GAME, around="me")[0] == C.UNAUTHENTICATED  # no identity: no "me"
     assert rpc_code(profile, rc, "guest:nobody")[0] == C.NOT_FOUND
-    assert rpc_code(profile, rc, "me")[0] == C.UNAUTHENTICATED
-    assert rpc_code(profile, rc, "")[0] == C.UNAUTHENTICATED
     assert rpc_code(profile, rc, "bot:hard")[0] == C.INVALID_ARGUMENT
     assert rpc_code(profile, rc, "a\nb")[0] == C.INVALID_ARGUMENT
+
+
+def test_me_is_the_caller_by_their_identity(rc: Client, rated_server: ServerProcess) -> None:
+    """"me" (and an empty player id) is the player of the identity token; none: refused."""
+    from service.server import CroupierServicer
+
+    if not hasattr(CroupierServicer, "require_player"):
+        pytest.skip("the players' identities are not built yet")
+    from tests.players_support import guest, player_md
+
+    def ask(**kw: Any) -> tuple[grpc.StatusCode, str]:
+        return rpc_code(rc.stub.ListLeaderboard, pb.ListLeaderboardRequest(**kw), timeout=10)
+
+    assert ask(game=GAME, around="me")[0] == C.UNAUTHENTICATED
+    assert rpc_code(profile, rc, "me")[0] == C.UNAUTHENTICATED
+    assert rpc_code(profile, rc, "")[0] == C.UNAUTHENTICATED
+    player_id, token = guest(rc.channel, "Zoe")
+    md = player_md(token)
+    # known to nobody yet, but to themselves: their own (empty) profile
+    own = rc.stub.GetProfile(pb.GetProfileRequest(player_id="me"), metadata=md, timeout=10)
+    assert (own.player.player_id, own.player.name, own.player.guest) == (player_id, "Zoe", True)
+    assert list(own.games) == []
+    assert ask(game=GAME, around="me")[0] == C.NOT_FOUND
+    zoe = Person(player_id, "Zoe")
+    table_id, _ = played(rc, rated_server.db, [zoe, Bot("random"), person("Bob")], seed=6)
+    mine = eventually(lambda: rc.stub.GetProfile(pb.GetProfileRequest(), metadata=md,
+                                                 timeout=10).games)
+    assert [p.table_id for p in mine[0].history] == [table_id]
+    around = rc.stub.ListLeaderboard(pb.ListLeaderboardRequest(game=GAME, limit=1,
+                                                               around="me"),
+                                     metadata=md, timeout=10)
+    assert [(e.player_id, e.name) for e in around.entries] == [(player_id, "Zoe")]
 
 
 # --- racing raters and what is never rated, on every store --------------------------------
