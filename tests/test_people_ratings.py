@@ -230,19 +230,21 @@ def test_me_is_the_caller_by_their_identity(rc: Client, rated_server: ServerProc
         pytest.skip("the players' identities are not built yet")
     from tests.players_support import guest, player_md
 
-    def ask(**kw: Any) -> tuple[grpc.StatusCode, str]:
-        return rpc_code(rc.stub.ListLeaderboard, pb.ListLeaderboardRequest(**kw), timeout=10)
+    def ask(md: Any = None, **kw: Any) -> tuple[grpc.StatusCode, str]:
+        return rpc_code(rc.stub.ListLeaderboard, pb.ListLeaderboardRequest(**kw), metadata=md,
+                        timeout=10)
 
     assert ask(game=GAME, around="me")[0] == C.UNAUTHENTICATED
     assert rpc_code(profile, rc, "me")[0] == C.UNAUTHENTICATED
     assert rpc_code(profile, rc, "")[0] == C.UNAUTHENTICATED
-    player_id, token = guest(rc.channel, "Zoe")
+    player_id, token = guest(rc, "Zoe")
     md = player_md(token)
     # known to nobody yet, but to themselves: their own (empty) profile
     own = rc.stub.GetProfile(pb.GetProfileRequest(player_id="me"), metadata=md, timeout=10)
     assert (own.player.player_id, own.player.name, own.player.guest) == (player_id, "Zoe", True)
     assert list(own.games) == []
-    assert ask(game=GAME, around="me")[0] == C.NOT_FOUND
+    assert ask(md, game=GAME, around="me")[0] == C.NOT_FOUND
+    assert ask(player_md("not.a.token"), game=GAME, around="me")[0] == C.UNAUTHENTICATED
     zoe = Person(player_id, "Zoe")
     table_id, _ = played(rc, rated_server.db, [zoe, Bot("random"), person("Bob")], seed=6)
     mine = eventually(lambda: rc.stub.GetProfile(pb.GetProfileRequest(), metadata=md,
