@@ -19,14 +19,22 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from service.model import PLAYERS_LADDER, RATED_OPTION, EventKind, RatedMatch, Rating, Status
+from service.model import (
+    PLAYERS_LADDER,
+    RATED_OPTION,
+    EventKind,
+    RatedMatch,
+    Rating,
+    SeatKind,
+    Status,
+)
 from service.people_ratings import rate_table
 from service.player_standings import leaderboard
 from service.store import Store
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
-from service.tables import Tables
+from service.tables import SeatRequest, Tables
 from tests.people_ratings_support import (
     GAME,
     Bot,
@@ -36,6 +44,7 @@ from tests.people_ratings_support import (
     play_in_process,
     write_table,
 )
+from tests.players_support import guest, join_as, player_md
 from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 from tests.support import Client, ServerProcess, rpc_code, run_async
 
@@ -224,12 +233,6 @@ def test_bad_requests_are_refused_clearly(rc: Client) -> None:
 
 def test_me_is_the_caller_by_their_identity(rc: Client, rated_server: ServerProcess) -> None:
     """"me" (and an empty player id) is the player of the identity token; none: refused."""
-    from service.server import CroupierServicer
-
-    if not hasattr(CroupierServicer, "require_player"):
-        pytest.skip("the players' identities are not built yet")
-    from tests.players_support import guest, player_md
-
     def ask(md: Any = None, **kw: Any) -> tuple[grpc.StatusCode, str]:
         return rpc_code(rc.stub.ListLeaderboard, pb.ListLeaderboardRequest(**kw), metadata=md,
                         timeout=10)
@@ -254,6 +257,37 @@ def test_me_is_the_caller_by_their_identity(rc: Client, rated_server: ServerProc
                                                                around="me"),
                                      metadata=md, timeout=10)
     assert [(e.player_id, e.name) for e in around.entries] == [(player_id, "Zoe")]
+
+
+def test_a_table_made_by_the_servers_own_path_and_joined_by_identities(
+    rc: Client, rated_server: ServerProcess,
+) -> None:
+    """Created as matchmaking creates them (`Tables.create(rated=True, player_ids=...)`, in
+    the server's store) and joined with identity tokens through JoinTable: the seats the
+    server bound to the players are rated under their ids and names."""
+    (ann_id, ann_token), (bob_id, bob_token) = guest(rc, "Ann"), guest(rc, "Bob")
+
+    async def create() -> str:
+        store = SQLiteStore(rated_server.db)
+        try:
+            seats = [SeatRequest(SeatKind.HUMAN), SeatRequest(SeatKind.BOT, "easy"),
+                     SeatRequest(SeatKind.HUMAN)]
+            record = await Tables(store).create(GAME, 3, {"deals": 1}, seats,
+                                                player_ids=[ann_id, "", bob_id], rated=True)
+            return record.table_id
+        finally:
+            await store.close()
+
+    table_id = asyncio.run(create())
+    for token in (ann_token, bob_token):
+        joined = join_as(rc, token, table_id)
+        rc.tokens[joined.seat] = joined.token
+    rc.join(table_id, seat=1, bot=True)
+    rc.play_to_end(table_id, random.Random(7))
+    now = eventually(lambda: (lambda got: got if bob_id in got else None)(entries(rc)))
+    assert (now[ann_id].name, now[bob_id].name, now[ann_id].games) == ("Ann", "Bob", 1)
+    assert now["bot:easy"].bot
+    assert [p.table_id for p in profile(rc, ann_id).games[0].history] == [table_id]
 
 
 # --- racing raters and what is never rated, on every store --------------------------------
