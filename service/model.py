@@ -443,6 +443,11 @@ class RatedMatch:
     table_ids: tuple[str, ...]
     entrants: tuple[str, ...]
     rated_at: float
+    # a rated table of people (`service.people_ratings`): each entrant's place at it and the
+    # name it played under, written beside the ratings (`service.rating_history`) in the same
+    # step; not kept with the match itself
+    ranks: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "table_ids": list(self.table_ids),

@@ -39,6 +39,8 @@ from service.matchmaking import Matchmaker, run_matchmaker
 from service.matchmaking_rpc import MatchmakingRpc
 from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKind, Status
 from service.my_tables_rpc import MyTablesRpc
+from service.people_ratings import PeopleRater
+from service.players_rpc import PlayersRpc
 from service.rpc import bearer_token, log, streaming, unary
 from service.seats import Credential, hash_token, holds
 from service.security import ApiKeys, api_key, certified
@@ -62,7 +64,9 @@ def default_catalog() -> Iterable[Game]:
     return GAMES.values()
 
 
-class CroupierServicer(MatchmakingRpc, MyTablesRpc, IdentityRpc, pb_grpc.CroupierServicer):
+class CroupierServicer(
+    MatchmakingRpc, MyTablesRpc, PlayersRpc, IdentityRpc, pb_grpc.CroupierServicer
+):
     def __init__(
         self,
         tables: Tables,
@@ -523,12 +527,15 @@ async def _together(*jobs: Awaitable[None]) -> None:
     await asyncio.gather(*jobs)
 
 
-async def run_table_clock(tables: Tables, interval: float) -> None:
-    """The tables' clock, one round every `interval` seconds of its three jobs: hands empty
+async def run_table_clock(
+    tables: Tables, interval: float, rater: PeopleRater | None = None
+) -> None:
+    """The tables' clock, one round every `interval` seconds of its jobs: hands empty
     human seats to bots once their table's fill delay has passed (`fill`), plays for seats
-    whose turn timer ran out with the game's heuristic player (`turn_timer`), and closes
-    tables no person came back to (`abandon`). Every replica runs it: each change is a
-    compare-and-set, one wins."""
+    whose turn timer ran out with the game's heuristic player (`turn_timer`), closes
+    tables no person came back to (`abandon`), and, with a `rater`, rates finished rated
+    tables nobody rated (`rate`, every few rounds). Every replica runs it: each change is a
+    compare-and-set (a rating: `Store.rate`), one wins."""
     from bots.heuristics import get_heuristic  # pure rule-based players, no bot machinery
 
     bg = get_logger("croupier.fill")
@@ -538,6 +545,8 @@ async def run_table_clock(tables: Tables, interval: float) -> None:
         ("turn_timer", lambda: tables.play_overdue(get_heuristic), "turns_timed_out", "moves"),
         ("abandon", tables.close_abandoned, "tables_closed_as_abandoned", "tables"),
     )
+    if rater is not None:
+        jobs += (("rate", rater.sweep, "finished_tables_rated", "tables"),)
     store_down = False  # a store outage (Redis restarting) is logged once, not every round
     while True:
         for name, job, event, field_ in jobs:
@@ -572,6 +581,7 @@ class Server:
         fill_task: asyncio.Task[None],
         web: Any = None,
         guard: Guard | None = None,
+        rater: PeopleRater | None = None,
     ) -> None:
         self.server = server
         self.store = store
@@ -581,6 +591,7 @@ class Server:
         self._fill_task = fill_task
         self.web = web  # service.web.WebServer when browsers are served
         self.guard = guard
+        self.rater = rater
 
     async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
         """Health says NOT_SERVING at once (readiness probes fail, balancers move away),
@@ -601,6 +612,8 @@ class Server:
             await self._fill_task
         if self.guard is not None:
             await self.guard.close()
+        if self.rater is not None:
+            await self.rater.drain()  # a rating cut short here is the next sweep's
         await self.store.close()
 
 
@@ -727,11 +740,13 @@ async def start(config: ServeConfig | None = None) -> Server:
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     servicer.matchmaker = Matchmaker(tables, open_tickets(store), match)
+    rater = PeopleRater(tables)
+    tables.on_finished = rater.table_finished  # rated tables are rated as they finish
     fill_task = asyncio.create_task(
-        _together(run_table_clock(tables, config.fill_interval),
+        _together(run_table_clock(tables, config.fill_interval, rater),
                   run_matchmaker(servicer.matchmaker))
     )
-    return Server(server, store, tables, health, port, fill_task, web, guard)
+    return Server(server, store, tables, health, port, fill_task, web, guard, rater)
 
 
 async def serve(config: ServeConfig, ready: Callable[[], None] | None = None) -> None:

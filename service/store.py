@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from common.masking import masked
 from service.model import Event, RatedMatch, Rating, TableFilter, TableRecord
+from service.rating_history import RatingPoints
 
 
 class StoreError(Exception):
@@ -144,7 +145,19 @@ class Store(ABC):
         meanwhile): if its id is rated already, returns that stored match and writes
         nothing; if one of its tables was rated under another id, raises TableRated and
         writes nothing; else stores `update(current ratings of its entrants)` together with
-        the match and its tables as rated, and returns None."""
+        the match and its tables as rated (and the match's history points and names,
+        `service.rating_history`), and returns None."""
+
+    @abstractmethod
+    async def rating_history(self, ladder: str, game: str, entrant: str, limit: int = 100
+                             ) -> RatingPoints:
+        """The entrant's last `limit` rating points on the ladder in the game, oldest first
+        (`service.rating_history`: written by `rate` with the ratings)."""
+
+    @abstractmethod
+    async def entrant_names(self, ladder: str, entrants: Sequence[str]) -> dict[str, str]:
+        """entrant -> the display name it last played a rated table of the ladder under
+        (entrants without one left out)."""
 
     # --- players' tables and presence (service.player_index, service.presence) ----------
     @abstractmethod

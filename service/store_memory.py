@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.model import Event, RatedMatch, Rating, TableFilter, TableRecord, matches, sort_ratings
+from service.rating_history import MAX_HISTORY, RatingPoints, history_points, match_names
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -28,6 +29,8 @@ class MemoryStore(MemoryPlayers, Store):
         self._matches: dict[tuple[str, str], RatedMatch] = {}  # (ladder, match id)
         self._rated_tables: dict[str, str] = {}  # table id -> the match id it was rated under
         self._init_players()
+        self._history: dict[tuple[str, str, str], RatingPoints] = {}  # as _ratings
+        self._names: dict[tuple[str, str], str] = {}  # (ladder, entrant) -> display name
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -100,7 +103,21 @@ class MemoryStore(MemoryPlayers, Store):
         new = update(current)
         for r in new:
             self._ratings[(r.ladder, r.game, r.entrant)] = r
+        for r, point in history_points(match, new):
+            points = self._history.setdefault((r.ladder, r.game, r.entrant), [])
+            points.append(point)
+            del points[:-MAX_HISTORY]
+        for entrant, name in match_names(match).items():
+            self._names[(match.ladder, entrant)] = name
         self._matches[(match.ladder, match.match_id)] = match
         for table_id in match.table_ids:
             self._rated_tables[table_id] = match.match_id
         return None
+
+    async def rating_history(self, ladder: str, game: str, entrant: str, limit: int = 100
+                             ) -> RatingPoints:
+        points = self._history.get((ladder, game, entrant), [])
+        return list(points[-limit:]) if limit > 0 else []
+
+    async def entrant_names(self, ladder: str, entrants: Sequence[str]) -> dict[str, str]:
+        return {e: n for e in entrants if (n := self._names.get((ladder, e))) is not None}

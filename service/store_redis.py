@@ -21,7 +21,8 @@ Layout, per table `<id>`:
   `lad:m:<ladder>`, a hash match id -> the rated match as JSON; `lad:t`, a hash table id ->
   the match id it was rated under. A rating is one WATCH/MULTI/EXEC over the three: of two
   replicas racing to rate one match, the second's EXEC fails, it reads again and finds the
-  match rated.
+  match rated. Rated tables of people add their history and names in the same EXEC
+  (`service.rating_history_redis`).
 
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
@@ -74,6 +75,8 @@ from service.model import (
     sort_ratings,
 )
 from service.player_index import closed_at, players_of
+from service.rating_history import RatingPoints
+from service.rating_history_redis import queue_history, read_history, read_names
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -745,10 +748,20 @@ class RedisStore(RedisPlayers, Store):
                         pipe.hset(matches_key, match.match_id, json.dumps(match.to_json()))
                         pipe.hset(tables_key, mapping={t: match.match_id
                                                        for t in match.table_ids})
+                        queue_history(pipe, self.prefix, match, new)
                         await pipe.execute()
                         return None
                     except WatchError:
                         continue  # another rating landed meanwhile: read again
+
+    async def rating_history(self, ladder: str, game: str, entrant: str, limit: int = 100
+                             ) -> RatingPoints:
+        with _reachable():
+            return await read_history(self._redis, self.prefix, ladder, game, entrant, limit)
+
+    async def entrant_names(self, ladder: str, entrants: Sequence[str]) -> dict[str, str]:
+        with _reachable():
+            return await read_names(self._redis, self.prefix, ladder, entrants)
 
     # --- waiting ------------------------------------------------------------------------
     notifies_changes = True

@@ -62,6 +62,8 @@ from service.model import (
     seats_to_json,
     sort_ratings,
 )
+from service.rating_history import RatingPoints
+from service.rating_history_sqlite import HISTORY_SCHEMA, read_history, read_names, write_history
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -181,6 +183,7 @@ SCHEMA = (
     + EVENTS_SCHEMA
     + LADDER_SCHEMA
     + PLAYERS_SCHEMA
+    + HISTORY_SCHEMA
 )
 RATING_COLUMNS = "ladder, game, entrant, mu, sigma, matches, updated_at"
 SELECT_MATCH = (
@@ -719,7 +722,15 @@ class SQLiteStore(SQLitePlayers, Store):
             "INSERT INTO rated_tables (table_id, ladder, match_id) VALUES (?, ?, ?)",
             [(t, match.ladder, match.match_id) for t in match.table_ids],
         )
+        write_history(conn, match, new)
         return None
+
+    async def rating_history(self, ladder: str, game: str, entrant: str, limit: int = 100
+                             ) -> RatingPoints:
+        return await self._read(lambda conn: read_history(conn, ladder, game, entrant, limit))
+
+    async def entrant_names(self, ladder: str, entrants: Sequence[str]) -> dict[str, str]:
+        return await self._read(lambda conn: read_names(conn, ladder, entrants))
 
     # --- writing ------------------------------------------------------------------------
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:

@@ -98,6 +98,9 @@ class TableBase:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # table -> when this process last wrote a person's presence there
         self._seen: dict[str, float] = {}
+        # told of every table a commit of this process finishes (the server rates rated
+        # tables then); it must return at once: the commit's caller is waiting
+        self.on_finished: Callable[[TableRecord], None] | None = None
     # --- helpers ------------------------------------------------------------------------
     def game(self, name: str) -> Game:
         try:
@@ -134,6 +137,8 @@ class TableBase:
         except TableMissing:
             raise TableError(Code.NOT_FOUND, f"no table {old.table_id!r}") from None
         self.hub.publish(old.table_id)
+        if new.status == Status.FINISHED != old.status and self.on_finished is not None:
+            self.on_finished(new)
     @staticmethod
     def _status(seats: Sequence[Seat], game: Game, state: Any | None) -> Status:
         if state is not None and game.is_over(state):

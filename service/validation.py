@@ -19,6 +19,7 @@ from service.model import (
     LABEL_OPTION,
     LADDER_NAME,
     LADDER_OPTION,
+    PLAYERS_LADDER,
     PRIVATE_OPTION,
     RATED_OPTION,
     TABLE_LABEL,
@@ -231,6 +232,11 @@ def check_create(
             Code.INVALID_ARGUMENT,
             f"table option {LADDER_OPTION!r} must be 1 to 40 of a-z, 0-9, '_', '.', '-', "
             "starting with a letter or digit",
+        )
+    if ladder == PLAYERS_LADDER:  # rated tables' ladder: RateMatch may not write to it
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            f"the ladder {PLAYERS_LADDER!r} is the rated tables' own: name another ladder",
         )
     label = options.get(LABEL_OPTION)
     if label is not None and TABLE_LABEL.fullmatch(label) is None:
