@@ -124,6 +124,11 @@ class TicketWait:
         except KeyboardInterrupt:
             self.end_line()
             raise Cancelled(self.cancel(ticket.ticket_id)) from None
+        except MatchError:
+            raise
+        except BaseException:  # a hang-up, or the server failing: the ticket is given up too
+            self.cancel(ticket.ticket_id)
+            raise
         finally:
             if self.stream is not None:
                 self.stream.cancel()
