@@ -213,14 +213,15 @@ def test_a_refused_kid_is_fetched_again_once_and_a_new_key_is_taken_without_rest
         c = Client(server.address)
         try:
             early = new.sign(claims(sub, "Rot"))
+            fetched = jwks.fetches
             code, message = refused(c.stub.WhoAmI, pb.WhoAmIRequest(), early)
             assert code == UNAUTH and "does not publish" in message, message
-            assert jwks.fetches == 1  # the unknown kid made the server look again
+            assert jwks.fetches == fetched + 1  # the unknown kid made the server look again
             for _ in range(20):
                 flood = SigningKey.make(secrets.token_hex(4), "ES256") if _ == 0 else old
                 forged = flood.sign(claims(sub), kid=secrets.token_hex(8))
                 assert refused(c.stub.WhoAmI, pb.WhoAmIRequest(), forged)[0] == UNAUTH
-            assert jwks.fetches <= 2, jwks.fetches
+            assert jwks.fetches <= fetched + 2, jwks.fetches  # not one fetch a token
             jwks.keys.append(new)  # the provider rotates: the new key is published
             deadline = time.monotonic() + 30
             me = None
