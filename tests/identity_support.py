@@ -68,8 +68,13 @@ class SigningKey:
 
     def jwk(self) -> dict[str, Any]:
         public = self.private.public_key()
-        algorithm = {"RS256": RSAAlgorithm, "ES256": ECAlgorithm, "EdDSA": OKPAlgorithm}[self.alg]
-        out = dict(algorithm.to_jwk(public, as_dict=True))  # type: ignore[arg-type]
+        if isinstance(public, rsa.RSAPublicKey):
+            jwk = RSAAlgorithm.to_jwk(public, as_dict=True)
+        elif isinstance(public, ec.EllipticCurvePublicKey):
+            jwk = ECAlgorithm.to_jwk(public, as_dict=True)
+        else:
+            jwk = OKPAlgorithm.to_jwk(public, as_dict=True)
+        out = dict(jwk)
         out.update(kid=self.kid, alg=self.alg, use="sig")
         return out
 

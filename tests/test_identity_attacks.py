@@ -163,7 +163,7 @@ def forgery_names() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def playing_table(provider: Provider, trusting: ServerProcess) -> Iterator[tuple[str, list[str]]]:
+def playing_table(provider: Provider, trusting: ServerProcess) -> tuple[str, list[str]]:
     """A Dou Dizhu table being played by three provider players: (table id, their subjects)."""
     c = Client(trusting.address)
     subs = [unique("alice"), unique("bob"), unique("carol")]
