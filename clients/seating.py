@@ -105,7 +105,8 @@ def matched_table(console: Console, stub: croupier_pb2_grpc.CroupierStub,
     mode = croupier_pb2.MATCH_MODE_RATED if args.rated else croupier_pb2.MATCH_MODE_QUICK
     request = croupier_pb2.FindMatchRequest(game=args.game, players=args.players,
                                             options=options, mode=mode)
-    ticket = TicketWait(console, stub, _metadata(identity, args.api_key)).run(request)
+    ticket = TicketWait(console, stub, _metadata(identity, args.api_key),
+                        info.title or info.name).run(request)
     joined = join(stub, ticket.table_id, ticket.seat, args.name, identity)
     return Seated(ticket.table_id, joined.seat, joined.token, info,
                   others_line(joined.table, joined.seat))

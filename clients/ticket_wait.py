@@ -53,12 +53,13 @@ def _threaded(target: Callable[[], None]) -> threading.Thread:
     return thread
 
 
-def waiting_line(ticket: croupier_pb2.Ticket, seen_at: float, now: float) -> str:
+def waiting_line(ticket: croupier_pb2.Ticket, seen_at: float, now: float,
+                 title: str = "") -> str:
     """'Waiting for a quick match: 12 s, 1 of 3 players found; bots in 18 s.' The waited
     time runs on from the ticket's last news; the players found are the server's count."""
     waited = ticket.waited_seconds + max(0.0, now - seen_at)
     mode = MODE_WORDS.get(ticket.mode, "quick")
-    line = (f"Waiting for a {mode} match of {ticket.game}: {waited:.0f} s, "
+    line = (f"Waiting for a {mode} match of {title or ticket.game}: {waited:.0f} s, "
             f"{ticket.players_found} of {ticket.players} players found")
     if ticket.bots_at > 0:
         left = ticket.bots_at - time.time()
@@ -73,8 +74,9 @@ class TicketWait:
     """One ticket followed to its end; `run` answers the matched ticket."""
 
     def __init__(self, console: Console, stub: croupier_pb2_grpc.CroupierStub,
-                 metadata: tuple[tuple[str, str], ...]) -> None:
+                 metadata: tuple[tuple[str, str], ...], title: str = "") -> None:
         self.console = console
+        self.title = title  # the game's, as people read it
         self.stub = stub
         self.metadata = metadata
         self.news: queue.Queue[croupier_pb2.Ticket | Exception] = queue.Queue()
@@ -146,7 +148,7 @@ class TicketWait:
                 what = ("cancelled" if ticket.status == croupier_pb2.TICKET_STATUS_CANCELLED
                         else "expired")
                 raise MatchError(f"the ticket was {what} before a match was found")
-            self.show(waiting_line(ticket, seen_at, time.monotonic()))
+            self.show(waiting_line(ticket, seen_at, time.monotonic(), self.title))
             try:
                 if streaming:
                     item = self.news.get(timeout=TICK)

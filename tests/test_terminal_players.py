@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,3 +206,19 @@ def test_the_seat_shows_the_players_name(server: ServerProcess, client: Client,
     assert (info.name, info.player_id) == ("Quinn", who.group(3))
     assert client.stub.GetView(pb.GetViewRequest(table_id=table.table_id),
                                timeout=10).table.seats[seat].occupied
+
+
+def test_the_waiting_line_says_time_waited_players_found_and_when_bots_come() -> None:
+    from clients.ticket_wait import waiting_line
+
+    ticket = pb.Ticket(game="dou_dizhu", players=3, mode=pb.MATCH_MODE_QUICK,
+                       status=pb.TICKET_STATUS_WAITING, waited_seconds=4.2, players_found=2,
+                       bots_at=time.time() + 20.5)
+    line = waiting_line(ticket, seen_at=100.0, now=103.0)  # 3 s since the server's news
+    assert line.startswith("Waiting for a quick match of dou_dizhu: 7 s, 2 of 3 players found")
+    assert re.search(r"bots fill the empty seats in (19|20) s\.$", line), line
+    rated = pb.Ticket(game="dou_dizhu", players=3, mode=pb.MATCH_MODE_RATED, rating=21.37,
+                      players_found=1)
+    assert waiting_line(rated, 0.0, 0.0) == (
+        "Waiting for a rated match of dou_dizhu: 0 s, 1 of 3 players found "
+        "(your rating 21.4).")
