@@ -149,7 +149,8 @@ def forgeries(p: Provider, victim: str) -> dict[str, str]:
         "a guest's id claimed by the provider": p.rsa.sign({**good, "sub": "guest:abc"}),
         "a guest token signed with the provider's key": p.rsa.sign(
             {**good, "iss": "croupier:guest", "aud": "croupier", "sub": "guest:abc"}),
-        "oversized": p.rsa.sign({**good, "pad": "x" * 7000}),
+        # over the server's limit, under gRPC's 8 KB for all of a call's metadata
+        "oversized": p.rsa.sign({**good, "pad": "x" * 4500}),
         "garbage with dots": "not.a.jwt",
         "dots only": "...",
         "json parts that are not JSON": f"{b64url(b'{')}.{b64url(b'[1,2')}.{b64url(b'x')}",
@@ -196,6 +197,24 @@ def test_a_forged_token_is_unauthenticated_and_changes_nothing(
         assert "identity token" in message, message
         assert token not in message and subs[to_act] not in message
     assert table_state(client.stub, table_id) == before, forgery
+
+
+def test_a_token_past_any_limit_is_refused_and_changes_nothing(
+    provider: Provider, client: Client, playing_table: tuple[str, list[str]]
+) -> None:
+    """A token too large for gRPC's metadata is the transport's to refuse (RESOURCE_EXHAUSTED,
+    before the server reads it); one the transport lets through but the server will not read
+    is UNAUTHENTICATED. Either way, nothing moves."""
+    table_id, subs = playing_table
+    before = table_state(client.stub, table_id)
+    sub = subs[before[3][0]]
+    for pad, codes in ((4500, {UNAUTH}), (30_000, {UNAUTH, grpc.StatusCode.RESOURCE_EXHAUSTED})):
+        token = provider.rsa.sign({**claims(sub), "pad": "x" * pad})
+        for _ in range(5):
+            code, message = refused(client.stub.LeaveTable,
+                                    pb.LeaveTableRequest(table_id=table_id), token)
+            assert code in codes, (len(token), code, message)
+    assert table_state(client.stub, table_id) == before
 
 
 def test_a_refused_kid_is_fetched_again_once_and_a_new_key_is_taken_without_restart(
