@@ -57,7 +57,7 @@ def load(path: Path) -> pb.GameRecord:
 
 # Options of the table rather than the game (the server's TABLE_OPTIONS; bots/ cannot import
 # service/): the server never gives them to the engine, so neither does a replay.
-TABLE_OPTIONS = frozenset({"private", "turn_seconds", "match_seconds", "ladder", "label"})
+TABLE_OPTIONS = frozenset({"private", "turn_seconds", "match_seconds", "ladder", "label", "rated"})
 
 
 def _options(record: pb.GameRecord) -> dict:

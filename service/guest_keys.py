@@ -108,9 +108,16 @@ def file_beside(db_path: str) -> GuestKeys:
 
 async def shared_in_redis(store: RedisStore) -> GuestKeys:
     """The key kept in the store's Redis (under its prefix), set once by the first replica."""
+    from redis.exceptions import RedisError
+
+    from service.store import StoreUnavailable
+
     name = f"{store.prefix}{REDIS_KEY}"
-    await store.client.set(name, pem(Ed25519PrivateKey.generate()), nx=True)
-    text = await store.client.get(name)
+    try:
+        await store.client.set(name, pem(Ed25519PrivateKey.generate()), nx=True)
+        text = await store.client.get(name)
+    except (RedisError, OSError) as e:
+        raise StoreUnavailable(f"guest keys: {type(e).__name__}") from None
     return GuestKeys.from_pem(text.decode() if isinstance(text, bytes) else str(text), "Redis")
 
 

@@ -19,7 +19,7 @@ the token, a claim or a key.
 Example (a guest of a server's own key)::
 
     >>> ids = Identities(IdentitySettings(), GuestKeys.generate())
-    >>> player, token = ids.issue_guest("Ana")
+    >>> player, token = asyncio.run(ids.issue_guest("Ana"))
     >>> player.name, player.player_id.startswith("guest:")
     ('Ana', True)
 """
@@ -30,6 +30,7 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,9 +155,19 @@ class KeySet:
 class Identities:
     """Verifies identity tokens and issues guests' (one per server, shared by its calls)."""
 
-    def __init__(self, settings: IdentitySettings, guest_keys: GuestKeys | None) -> None:
+    def __init__(
+        self,
+        settings: IdentitySettings,
+        guest_keys: GuestKeys | None,
+        load_guest_keys: Callable[[], Awaitable[GuestKeys]] | None = None,
+    ) -> None:
+        """`load_guest_keys`: where the guest keys come from when they are not given (the
+        store's shared key), read on first need, so a store down at start delays guests
+        only."""
         self.settings = settings
         self.guest_keys = guest_keys
+        self._load_guest_keys = load_guest_keys
+        self._loading = asyncio.Lock()
         self.keyset = (
             KeySet(settings.jwks, settings.refresh_seconds, settings.max_age_seconds)
             if settings.jwks
@@ -168,11 +179,21 @@ class Identities:
 
     @property
     def guests(self) -> bool:
-        return self.settings.guests and self.guest_keys is not None
+        return self.settings.guests and (
+            self.guest_keys is not None or self._load_guest_keys is not None
+        )
 
-    def issue_guest(self, name: str) -> tuple[Player, str]:
+    async def _keys(self) -> GuestKeys | None:
+        if self.guest_keys is None and self._load_guest_keys is not None and self.settings.guests:
+            async with self._loading:
+                if self.guest_keys is None:
+                    self.guest_keys = await self._load_guest_keys()
+        return self.guest_keys if self.settings.guests else None
+
+    async def issue_guest(self, name: str) -> tuple[Player, str]:
         """A new guest player and its token, signed with the server's current guest key."""
-        if not self.guests or self.guest_keys is None:
+        keys = await self._keys()
+        if keys is None:
             raise TableError(
                 Code.FAILED_PRECONDITION,
                 "guest players are off on this server: sign in with its identity provider",
@@ -194,7 +215,7 @@ class Identities:
             "nbf": int(now),
             "exp": int(player.expires_at),
         }
-        kid, private = self.guest_keys.signing
+        kid, private = keys.signing
         token = jwt.encode(claims, private, algorithm=GUEST_ALGORITHM, headers={"kid": kid})
         return player, token
 
@@ -213,18 +234,18 @@ class Identities:
         alg = header.get("alg")
         kid = header.get("kid")
         if unverified.get("iss") == GUEST_ISSUER:
-            player = self._verify_guest(token, alg, kid)
+            player = self._verify_guest(token, alg, kid, await self._keys())
         else:
             player = await self._verify_provider(token, alg, kid)
         remember(self._verified, VERIFIED_REMEMBERED, token, player)
         return player
 
-    def _verify_guest(self, token: str, alg: Any, kid: Any) -> Player:
-        if not self.guests or self.guest_keys is None:
+    def _verify_guest(self, token: str, alg: Any, kid: Any, keys: GuestKeys | None) -> Player:
+        if keys is None:
             raise _refused("guest players are off on this server")
         if alg != GUEST_ALGORITHM:
             raise _refused(f"guest tokens are signed with {GUEST_ALGORITHM}")
-        key = self.guest_keys.public.get(kid) if isinstance(kid, str) else None
+        key = keys.public.get(kid) if isinstance(kid, str) else None
         if key is None:
             raise _refused("it is signed by a guest key this server does not hold")
         claims = _decode(token, key, GUEST_ALGORITHM, GUEST_ISSUER, GUEST_AUDIENCE)

@@ -34,7 +34,7 @@ class IdentityRpc:
     async def CreateGuest(
         self, request: pb.CreateGuestRequest, context: Any, f: dict[str, Any]
     ) -> pb.PlayerToken:
-        player, token = self.identities.issue_guest(request.name)
+        player, token = await self.identities.issue_guest(request.name)
         return pb.PlayerToken(player=player_message(player), token=token)
 
     @unary

@@ -638,13 +638,12 @@ async def start(config: ServeConfig | None = None) -> Server:
     # on Redis the limits count in Redis, once for every replica on the store
     shared = SharedCounts(config.store) if isinstance(store, RedisStore) else None
     guard = Guard(limits, shared)
-    try:
-        guest_keys = await guest_keys_for(store, config.store, config.guest_key_file)
-    except Exception:
-        await guard.close()
-        await store.close()
-        raise
-    identities = Identities(identity, guest_keys if identity.guests else None)
+    guest_keys = GuestKeys.load(config.guest_key_file) if config.guest_key_file else None
+    identities = Identities(
+        identity,
+        guest_keys,
+        lambda: guest_keys_for(store, config.store, config.guest_key_file),
+    )
     servicer = CroupierServicer(
         tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys, identities=identities
     )
