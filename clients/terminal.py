@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 
 import grpc
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc
-from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
+from clients.identity_file import TOKEN_FILE_ENV, Identity, IdentityError, identity_for
 from clients.render import (  # noqa: F401  (generic_lines re-exported)
     GENERIC,
     Renderer,
@@ -37,7 +37,22 @@ from clients.render import (  # noqa: F401  (generic_lines re-exported)
     seat_label,
     signed,
 )
-from clients.server_address import add_server_flags, flags_problem, not_answering, open_channel
+from clients.seating import (
+    Seated,
+    SeatingError,
+    game_info,
+    given_table,
+    matched_table,
+    own_table,
+)
+from clients.server_address import (
+    add_server_flags,
+    flags_problem,
+    not_answering,
+    open_channel,
+    parse_server,
+)
+from clients.ticket_wait import Cancelled, MatchError
 from common.channel import DEFAULT_SERVER, add_key_flags, api_key_of
 from common.resend import resend
 from engines.contract import option_argument
@@ -629,26 +644,57 @@ class Player:
 def play_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="croupier play",
-        description="Play a game in the terminal: you take seat 0, bots take the others.",
+        description="Play a game in the terminal: matched with other players by the server "
+        "(bots take the seats nobody comes for), at a given table (--table), or at a table "
+        "of your own against bots (--bots).",
     )
-    parser.add_argument("game", help="game to play (its engine name, as the lobby lists them)")
+    parser.add_argument("game", nargs="?", default="",
+                        help="game to play (its engine name, as the lobby lists them)")
     add_server_flags(parser)
     parser.add_argument("--name", default=os.environ.get("USER") or "player",
-                        help="your name at the table (default: $USER)")
-    parser.add_argument("--bots", default="medium", metavar="LEVEL",
-                        help="level of the bots in the other seats, by its API name: random, "
-                        "heuristic, easy, medium, hard or expert (docs/levels.md; default "
-                        "%(default)s)")
+                        help="your name at the table, and your guest's name when one is made "
+                        "(default: $USER)")
+    parser.add_argument("--rated", action="store_true",
+                        help="a rated match: players of close ratings, and the result updates "
+                        "the ratings (default: a quick match, the first players who come)")
     parser.add_argument("--players", type=int, default=0,
                         help="number of players (default: the game's minimum)")
+    parser.add_argument("--table", metavar="ID", default="",
+                        help="join this table instead of being matched: your seat there if "
+                        "you hold or were given one (from any device), else a free seat")
+    parser.add_argument("--seat", type=int, default=None,
+                        help="with --table: the seat to take (default: yours, else the first "
+                        "free one)")
+    parser.add_argument("--bots", default="", metavar="LEVEL",
+                        help="a table of your own against bots of this level instead of being "
+                        "matched: random, heuristic, easy, medium, hard or expert "
+                        "(docs/levels.md); you take seat 0")
     parser.add_argument("--option", action="append", type=option_argument, default=[],
                         metavar="NAME=VALUE", help="a table option (repeatable), e.g. deals=1")
-    add_key_flags(parser, "with the 'tables' role")
+    parser.add_argument("--identity-file", metavar="PATH",
+                        default=os.environ.get(TOKEN_FILE_ENV, ""),
+                        help="a file holding your identity token from the frontend's identity "
+                        f"provider (env {TOKEN_FILE_ENV}); without it you play as a guest "
+                        "kept in your config directory (docs/players.md)")
+    add_key_flags(parser, "with the 'tables' role, for --bots")
     parser.add_argument("--auto-end", action="store_true",
                         help="end your turn for you when ending it is all you may do (an "
                         "'end' move of the game). The server never does: a turn "
                         "that ended by itself would tell the table what your hand allows")
     return parser
+
+
+def play_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a combination of play's flags, or None."""
+    if not args.game and not args.table:
+        return "name a GAME to be matched in (or --table ID to join a table)"
+    if args.table and args.bots:
+        return "--table and --bots do not go together: --bots makes a table of your own"
+    if args.rated and (args.table or args.bots):
+        return "--rated is for matchmaking: leave out --table and --bots"
+    if args.seat is not None and not args.table:
+        return "--seat goes with --table"
+    return None
 
 
 def follow_hint(args: argparse.Namespace, table_id: str) -> str:
@@ -665,10 +711,64 @@ def _hang_up(signum: int, frame: object) -> None:
     raise Quit(signal.Signals(signum).name)
 
 
+def player_identity(console: Console, stub: croupier_pb2_grpc.CroupierStub,
+                    args: argparse.Namespace, needed: bool) -> Identity | None:
+    """The player this run plays as (see clients.identity_file). Without one a table of
+    your own or a given table is still played with a seat token; matchmaking needs one."""
+    server = parse_server(args.server).address
+    try:
+        identity = identity_for(stub, server, args.name, args.identity_file)
+    except IdentityError as error:
+        if needed or args.identity_file:
+            raise ClientError(f"no player identity: {error}") from None
+        console.print(Text(f"Playing without a player identity ({error}): the seat is "
+                           "held by this terminal's seat token alone.", style="dim"))
+        return None
+    player = identity.player
+    how = ("a new guest" if identity.created else "guest") if player.guest else "signed in"
+    console.print(Text(f"You are {player.name} ({how}, player {player.player_id}).",
+                       style="dim"))
+    return identity
+
+
+def find_seat(console: Console, stub: croupier_pb2_grpc.CroupierStub,
+              args: argparse.Namespace) -> Seated:
+    """The seat this run plays: the game is checked first (a typo is told before anything
+    is made), then the player's identity is had, then the seat."""
+    if args.table:
+        return given_table(stub, args, player_identity(console, stub, args, needed=False))
+    info = game_info(stub, args.game)
+    identity = player_identity(console, stub, args, needed=not args.bots)
+    if args.bots:
+        return own_table(stub, args, info, identity)
+    assert identity is not None
+    return matched_table(console, stub, args, info, identity)
+
+
+def introduce(console: Console, args: argparse.Namespace, seated: Seated) -> None:
+    info = seated.info
+    console.print(Text(
+        f"{info.title or info.name}: table {seated.table_id}, you are seat {seated.seat}; "
+        f"{seated.others}.", style="bold"))
+    console.print(Text(f"Others can follow with: {follow_hint(args, seated.table_id)}",
+                       style="dim"))
+    if info.notation:
+        console.print(Text(f"Notation: {info.notation}", style="dim"))
+    typing = renderer_for(info.name).typing()
+    if typing:
+        console.print(Text(typing, style="dim"))
+    console.print(Text("Type 'quit' (or press Ctrl-C) to leave the table.", style="dim"))
+
+
 def play_main(argv: list[str] | None = None) -> int:
     """`croupier play`: 0 when the match was played to the end, 130 when the person left it
-    (Ctrl-C, 'quit', the end of input, a hang-up: the seat is given back), 1 on an error."""
-    args = play_parser().parse_args(argv)
+    (Ctrl-C, 'quit', the end of input, a hang-up: the seat is given back) or cancelled the
+    wait for a match, 1 on an error."""
+    parser = play_parser()
+    args = parser.parse_args(argv)
+    problem = play_problem(args)
+    if problem:
+        parser.error(problem)
     try:
         args.api_key = api_key_of(args)
     except ValueError as e:
@@ -676,49 +776,15 @@ def play_main(argv: list[str] | None = None) -> int:
         return 2
     console = Console(highlight=False)
     channel, stub = _connect(args)
-    player: Player | None = None
     for sig in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal leaves the seat too
         signal.signal(sig, _hang_up)
     try:
         with channel:
-            games = stub.ListGames(croupier_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT,
-                                   wait_for_ready=True)
-            info = next((g for g in games.games if g.name == args.game), None)
-            if info is None:
-                known = ", ".join(sorted(g.name for g in games.games))
-                raise ClientError(f"unknown game {args.game!r}; known games: {known}")
-            players = args.players or info.min_players
-            options = struct_pb2.Struct()
-            options.update(dict(args.option))
-            bot = croupier_pb2.SeatSpec(kind=croupier_pb2.SEAT_KIND_BOT, bot_level=args.bots)
-            seats = [croupier_pb2.SeatSpec(kind=croupier_pb2.SEAT_KIND_HUMAN)] + [bot] * (players - 1)
-            table = stub.CreateTable(
-                croupier_pb2.CreateTableRequest(
-                    game=args.game, players=players, options=options, seats=seats
-                ),
-                metadata=(("x-api-key", args.api_key),) if args.api_key else None,
-                timeout=RPC_TIMEOUT,
-            )
-            joined = stub.JoinTable(
-                croupier_pb2.JoinTableRequest(table_id=table.table_id, seat=0, name=args.name),
-                timeout=RPC_TIMEOUT,
-            )
-            player = Player(console, stub, table.table_id, joined.seat, joined.token,
+            seated = find_seat(console, stub, args)
+            player = Player(console, stub, seated.table_id, seated.seat, seated.token,
                             auto_end=args.auto_end)
             try:
-                bots = plural(players - 1, f"{args.bots} bot")
-                console.print(Text(
-                    f"{info.title or info.name}: table {table.table_id}, you are seat "
-                    f"{joined.seat}; {bots} in the other seats.", style="bold"))
-                console.print(Text(f"Others can follow with: {follow_hint(args, table.table_id)}",
-                                   style="dim"))
-                if info.notation:
-                    console.print(Text(f"Notation: {info.notation}", style="dim"))
-                typing = renderer_for(info.name).typing()
-                if typing:
-                    console.print(Text(typing, style="dim"))
-                console.print(Text("Type 'quit' (or press Ctrl-C) to leave the table.",
-                                   style="dim"))
+                introduce(console, args, seated)
                 return player.run()
             except (Quit, EOFError, KeyboardInterrupt):
                 given_back = player.leave()
@@ -728,7 +794,18 @@ def play_main(argv: list[str] | None = None) -> int:
                                        else "Left the game (the seat could not be given back).",
                                        style="dim"))
                 return 130
-    except ClientError as error:
+    except Cancelled as cancelled:
+        with contextlib.suppress(OSError):
+            if cancelled.matched is not None:
+                console.print(Text(
+                    f"A match was found as you left: seat {cancelled.matched.seat} at table "
+                    f"{cancelled.matched.table_id} is yours (croupier play --table "
+                    f"{cancelled.matched.table_id}).", style="dim"))
+            else:
+                console.print(Text("Stopped looking for a match (ticket cancelled).",
+                                   style="dim"))
+        return 130
+    except (ClientError, SeatingError, MatchError) as error:
         console.print(Text(f"Error: {error}", style="bold red"))
         return 1
     except grpc.RpcError as error:

@@ -52,7 +52,10 @@ GUEST_PREFIX = "guest:"
 RESERVED_PREFIXES = (GUEST_PREFIX, "bot:")
 ASYMMETRIC = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
 DEFAULT_ALGORITHMS = ("RS256", "ES256", "EdDSA")
-MAX_TOKEN_CHARS = 8192  # a JWT with a few claims is well under 2 KB
+# a JWT with a few claims is well under 2 KB; gRPC refuses a call whose metadata passes 8 KB
+# (now and then already from there on), so the server's own limit stays clear of that: a
+# token it will not read is told so (UNAUTHENTICATED), not refused at random by the transport
+MAX_TOKEN_CHARS = 6144
 MAX_PLAYER_ID_CHARS = 200
 MAX_PLAYER_NAME_CHARS = 40
 LEEWAY_SECONDS = 30.0  # clock skew between the provider and us
@@ -283,7 +286,10 @@ class Identities:
         if player_id.startswith(RESERVED_PREFIXES):
             raise _refused(f"its {s.player_claim!r} claim uses a prefix kept for guests and bots")
         name = claims.get(s.name_claim)
-        shown = name.strip() if isinstance(name, str) and name.strip() else "player"
+        # the provider's user chose it: no control or format character (an escape sequence)
+        # reaches other players' screens through a seat's name
+        name = "".join(c for c in name if c.isprintable()).strip() if isinstance(name, str) else ""
+        shown = name or "player"
         return Player(
             player_id=player_id,
             name=shown[:MAX_PLAYER_NAME_CHARS],

@@ -13,13 +13,19 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 # The terminal tests fork (pexpect's pty.fork) in a process that holds gRPC channels; gRPC's
 # fork handlers, for programs that use gRPC in the forked child, once hung that fork for good
 # in the parent (a clean-clone run, grpcio 1.85). Nothing here uses gRPC in a forked child:
 # the child execs at once.
 os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+# `croupier play` keeps its player's identity in the user's config directory: the commands the
+# tests run keep theirs in a directory of the run's own, never in the home directory.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="croupier-tests-config-")
 
 from collections.abc import Iterator  # noqa: E402
 from typing import TYPE_CHECKING, Any
@@ -30,6 +36,8 @@ from tests.support import Client, ServerProcess  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.bot_support import Bots, Server
+
+atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
 
 
 @pytest.fixture(scope="session")

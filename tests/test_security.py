@@ -309,16 +309,17 @@ def test_tls_and_mutual_tls_for_bots(pki: dict[str, Path], tmp_path: Path) -> No
                                      capture_output=True, text=True, timeout=60, env=child_env())
             assert watched.returncode == 0 and "end: match over" in watched.stdout, (
                 watched.stdout + watched.stderr)
-            keyless = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls], capture_output=True,
-                                     text=True, timeout=60, env=child_env(),
+            keyless = subprocess.run([CROUPIER, "play", "dou_dizhu", "--bots", "medium", *tls],
+                                     capture_output=True, text=True, timeout=60, env=child_env(),
                                      stdin=subprocess.DEVNULL)
             assert keyless.returncode == 1 and "UNAUTHENTICATED" in keyless.stdout, (
                 keyless.stdout + keyless.stderr)
             key_file = tmp_path / "tables.key"  # the key from a file this time
             key_file.write_text(TABLES_KEY + "\n")
-            played = subprocess.run([CROUPIER, "play", "dou_dizhu", *tls, "--key-file",
-                                     str(key_file)], capture_output=True, text=True, timeout=60,
-                                    env=child_env(), stdin=subprocess.DEVNULL)
+            played = subprocess.run([CROUPIER, "play", "dou_dizhu", "--bots", "medium", *tls,
+                                     "--key-file", str(key_file)], capture_output=True,
+                                    text=True, timeout=60, env=child_env(),
+                                    stdin=subprocess.DEVNULL)
             # the table was made and joined; the closed input then gives the seat back
             assert played.returncode == 130 and "you are seat 0" in played.stdout, (
                 played.stdout + played.stderr)

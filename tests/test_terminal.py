@@ -373,7 +373,7 @@ def seat_is_open_again(address: str, table_id: str) -> None:
 def test_leaving_gives_the_seat_back(stack: Server, how: str) -> None:
     child = pexpect.spawn(
         CROUPIER,
-        ["play", "dou_dizhu", "--server", stack.address],
+        ["play", "dou_dizhu", "--bots", "medium", "--server", stack.address],
         env=child_env(NO_COLOR="1", TERM="xterm"),
         encoding="utf-8",
         timeout=30,
@@ -528,7 +528,8 @@ def test_doppelkopf_card_overtaken_by_a_declined_announcement_is_sent_again(
         return "healthy" if "healthy" in listed else "#1"
 
     play = play_in_pty(
-        stack.address, "doppelkopf", ["--option", "deals=1"], tmp_path / "play.txt", answer,
+        stack.address, "doppelkopf", ["--bots", "random", "--option", "deals=1"],
+        tmp_path / "play.txt", answer,
         width=140, max_prompts=60, command=[sys.executable, "-c", RACING_OTHERS, str(race_log)],
     )
     text = play.text
