@@ -3,7 +3,7 @@
 // their profile and "Sign out"; signed out, it keeps the plain name field for tables joined
 // without identity and offers the sign-in.
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText, playerName, setPlayerName } from "../api";
 import { Modal } from "../table/Dialogs";
 import type { Identity } from "./identity";
@@ -15,6 +15,9 @@ export function SignInDialog({ why, onDone, onCancel }: {
   const [name, setName] = useState(playerName() === "guest" ? "" : playerName());
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const field = useRef<HTMLInputElement>(null);
+  // the name field, not the dialog's first button, takes the focus (after the dialog's own)
+  useEffect(() => void setTimeout(() => field.current?.focus(), 0), []);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!name.trim()) return setError("Type the name the other players will see.");
@@ -35,7 +38,7 @@ export function SignInDialog({ why, onDone, onCancel }: {
       {why && <p class="sign-in-why">{why}</p>}
       <form class="sign-in-form" onSubmit={submit}>
         <label for="guest-name">Your name at the tables</label>
-        <input id="guest-name" value={name} maxLength={40} autoComplete="nickname" autoFocus required
+        <input id="guest-name" ref={field} value={name} maxLength={40} autoComplete="nickname" required
           onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         <small class="muted">This browser remembers you: your tables, seats and ratings follow you until you sign out.</small>
         {error && <div class="error" role="alert" id="sign-in-error">{error}</div>}

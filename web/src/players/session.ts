@@ -27,9 +27,11 @@ export function currentPlayer(): Identity | null {
 
 export function usePlayer(): Session {
   const [, tick] = useState(0);
+  const seen = session;
   useEffect(() => {
     const on = () => tick((n) => n + 1);
     listeners.add(on);
+    if (session !== seen) on(); // changed between the render and this effect
     return () => void listeners.delete(on);
   }, []);
   return session;
