@@ -209,6 +209,55 @@ def build_parser() -> argparse.ArgumentParser:
         "may take bot seats without an API key (env CROUPIER_TLS_CLIENT_CA)",
     )
 
+    players = serve.add_argument_group("players", "identity tokens; see docs/players.md")
+    players.add_argument(
+        "--identity-jwks", metavar="URL|FILE", default=defaults.identity_jwks,
+        help="trust this identity provider: its JWKS (https URL or file) "
+        "(env CROUPIER_IDENTITY_JWKS; default: no provider)",
+    )
+    players.add_argument(
+        "--identity-issuer", default=defaults.identity_issuer,
+        help="the provider's issuer (iss) (env CROUPIER_IDENTITY_ISSUER)",
+    )
+    players.add_argument(
+        "--identity-audience", default=defaults.identity_audience,
+        help="the audience (aud) its tokens must name (env CROUPIER_IDENTITY_AUDIENCE)",
+    )
+    players.add_argument(
+        "--identity-algorithms", default=defaults.identity_algorithms,
+        help="asymmetric algorithms accepted, comma-separated (env "
+        "CROUPIER_IDENTITY_ALGORITHMS; default %(default)s)",
+    )
+    players.add_argument(
+        "--identity-player-claim", default=defaults.identity_player_claim,
+        help="the claim naming the player (env CROUPIER_IDENTITY_PLAYER_CLAIM; default "
+        "%(default)s)",
+    )
+    players.add_argument(
+        "--identity-name-claim", default=defaults.identity_name_claim,
+        help="the claim giving the display name (env CROUPIER_IDENTITY_NAME_CLAIM; default "
+        "%(default)s)",
+    )
+    players.add_argument(
+        "--identity-dev-secret-file", metavar="FILE", default=defaults.identity_dev_secret_file,
+        help="development only: also accept HS256 tokens signed with the secret in FILE "
+        "(env CROUPIER_IDENTITY_DEV_SECRET_FILE)",
+    )
+    players.add_argument(
+        "--guests", choices=("on", "off"), default="on" if defaults.guests else "off",
+        help="CreateGuest gives new guest players a token the server signs (env "
+        "CROUPIER_GUESTS; default %(default)s)",
+    )
+    players.add_argument(
+        "--guest-key-file", metavar="PEM", default=defaults.guest_key_file,
+        help="Ed25519 private key(s) signing guest tokens, the first signs (env "
+        "CROUPIER_GUEST_KEY_FILE; default: a key kept beside the SQLite file or in Redis)",
+    )
+    players.add_argument(
+        "--guest-days", type=float, default=defaults.guest_days,
+        help="a guest token's lifetime (env CROUPIER_GUEST_DAYS; default %(default)s)",
+    )
+
     run = sub.add_parser(
         "run",
         help="run a server and a bot worker together: the quickest way to play",
@@ -284,6 +333,13 @@ def _serve(args: argparse.Namespace) -> int:
         api_keys=args.api_keys, tls_cert=args.tls_cert, tls_key=args.tls_key,
         tls_client_ca=args.tls_client_ca, abandon_waiting_seconds=args.abandon_waiting_after,
         abandon_playing_seconds=args.abandon_playing_after,
+        identity_jwks=args.identity_jwks, identity_issuer=args.identity_issuer,
+        identity_audience=args.identity_audience,
+        identity_algorithms=args.identity_algorithms,
+        identity_player_claim=args.identity_player_claim,
+        identity_name_claim=args.identity_name_claim,
+        identity_dev_secret_file=args.identity_dev_secret_file, guests=args.guests == "on",
+        guest_key_file=args.guest_key_file, guest_days=args.guest_days,
     )
     try:
         asyncio.run(serve(config, ready=_reporter(args.ready_fd)))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the server's parts load only when it starts, not to parse flags
     from service.abandon_policy import AbandonPolicy
+    from service.identity import IdentitySettings
     from service.limits import Limits
     from service.security import ApiKeys, Tls
 
@@ -61,6 +62,17 @@ class ServeConfig:
     # tables no person sat at or came back to this long are closed as abandoned; 0 = never
     abandon_waiting_seconds: float = 300.0
     abandon_playing_seconds: float = 1800.0
+    # players (see service/identity.py, docs/players.md)
+    identity_jwks: str = ""  # the provider's JWKS: https URL or file; "" = no provider
+    identity_issuer: str = ""
+    identity_audience: str = ""
+    identity_algorithms: str = "RS256,ES256,EdDSA"
+    identity_player_claim: str = "sub"
+    identity_name_claim: str = "name"
+    identity_dev_secret_file: str = ""  # HS256 secret, development only
+    guests: bool = True
+    guest_key_file: str = ""  # "" = the store's shared key (beside SQLite, in Redis)
+    guest_days: float = 30.0
 
     @classmethod
     def from_env(cls) -> ServeConfig:
@@ -87,6 +99,16 @@ class ServeConfig:
             tls_client_ca=env("TLS_CLIENT_CA", ""),
             abandon_waiting_seconds=env_float("ABANDON_WAITING_SECONDS", 300.0),
             abandon_playing_seconds=env_float("ABANDON_PLAYING_SECONDS", 1800.0),
+            identity_jwks=env("IDENTITY_JWKS", ""),
+            identity_issuer=env("IDENTITY_ISSUER", ""),
+            identity_audience=env("IDENTITY_AUDIENCE", ""),
+            identity_algorithms=env("IDENTITY_ALGORITHMS", "RS256,ES256,EdDSA"),
+            identity_player_claim=env("IDENTITY_PLAYER_CLAIM", "sub"),
+            identity_name_claim=env("IDENTITY_NAME_CLAIM", "name"),
+            identity_dev_secret_file=env("IDENTITY_DEV_SECRET_FILE", ""),
+            guests=env("GUESTS", "on").lower() not in ("off", "0", "false", "no"),
+            guest_key_file=env("GUEST_KEY_FILE", ""),
+            guest_days=env_float("GUEST_DAYS", 30.0),
         )
 
     # the server's settings objects, built from these fields (ValueError if one is wrong)
@@ -114,6 +136,34 @@ class ServeConfig:
         from service.abandon_policy import AbandonPolicy
 
         return AbandonPolicy(self.abandon_waiting_seconds, self.abandon_playing_seconds)
+
+    def identity(self) -> IdentitySettings:
+        from pathlib import Path
+
+        from service.identity import IdentitySettings
+
+        secret = ""
+        if self.identity_dev_secret_file:
+            try:
+                secret = Path(self.identity_dev_secret_file).read_text().strip()
+            except OSError as e:
+                raise ValueError(
+                    f"cannot read the identity secret file {self.identity_dev_secret_file}: "
+                    f"{e.strerror}"
+                ) from None
+        if not 0 < self.guest_days <= 366:
+            raise ValueError("guest tokens live 0 to 366 days (--guest-days)")
+        return IdentitySettings(
+            jwks=self.identity_jwks,
+            issuer=self.identity_issuer,
+            audience=self.identity_audience,
+            algorithms=tuple(a.strip() for a in self.identity_algorithms.split(",") if a.strip()),
+            player_claim=self.identity_player_claim,
+            name_claim=self.identity_name_claim,
+            dev_secret=secret,
+            guests=self.guests,
+            guest_seconds=self.guest_days * 24 * 3600.0,
+        )
 
     def origins(self) -> list[str]:
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]

@@ -19,13 +19,14 @@ from croupier.v1 import croupier_pb2 as pb
 
 from service import decode_cache, views
 from service.model import EventKind, Status
+from service.seats import Credential
 from service.store import Store
 from service.tables import Code, TableError, Tables
 
 PAGE = 1000
 
 
-async def export_record(tables: Tables, table_id: str, token: str | None = None) -> pb.GameRecord:
+async def export_record(tables: Tables, table_id: str, token: Credential = None) -> pb.GameRecord:
     """The record of a finished (or abandoned) table; FAILED_PRECONDITION while it is still
     being played. A private table's record goes only to a caller with one of its seat
     tokens."""

@@ -19,7 +19,7 @@ from service.model import (
     Status,
     TableRecord,
 )
-from service.seats import TableSeats
+from service.seats import Credential, TableSeats
 from service.table_errors import Code, TableError, closed_as_abandoned
 from service.validation import MAX_BOT_LEVEL_CHARS, MAX_MOVE_CHARS, check_rejected
 
@@ -47,7 +47,7 @@ class TableMoves(TableSeats):
     async def move(
         self,
         table_id: str,
-        token: str | None,
+        token: Credential,
         text: str,
         expected_version: int,
         fallback: str = "",

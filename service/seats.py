@@ -6,11 +6,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import replace
 
 from common.level_names import LEVEL_NAMES
 from engines.cache import remember
 from service import decode_cache
+from service.identity import Player
 from service.model import (
+    MAX_SEAT_TOKENS,
     PRIVATE_OPTION,
     EventKind,
     Seat,
@@ -26,8 +29,30 @@ from service.validation import CLIENT_TOKEN, MAX_NAME_CHARS, outside_entrant
 MAX_SEEN_REMEMBERED = 100_000
 
 
+# what a call presents for a seat: a seat token, a verified player, or nothing (a spectator)
+Credential = str | Player | None
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def holds(seat: Seat, credential: Credential, digest: str = "") -> bool:
+    """Whether `credential` plays `seat`: its player, or one of its tokens (`digest`: the
+    token's hash, when the caller has it already). Not constant-time: for a seat already
+    found (streams following their own seat)."""
+    if not seat.occupied or credential is None:
+        return False
+    if isinstance(credential, Player):
+        return seat.player == credential.player_id
+    digest = digest or hash_token(credential)
+    return digest == seat.token_hash or digest in seat.tokens
+
+
+def with_token(seat: Seat, digest: str) -> Seat:
+    """The seat with one more token (a device of its player), the oldest extra dropped."""
+    extra = (*seat.tokens, digest)[-(MAX_SEAT_TOKENS - 1) :]
+    return replace(seat, tokens=extra, timeouts=0, away=False)
 
 
 def reserved_for(index: int, seat: Seat) -> str:
@@ -42,8 +67,11 @@ class TableSeats(TableBase):
     """Seats and tokens, on the shared core."""
 
     @staticmethod
-    def authenticate(record: TableRecord, token: str | None) -> int | None:
-        """The seat holding `token`; None without a token (a spectator)."""
+    def authenticate(record: TableRecord, token: Credential) -> int | None:
+        """The seat holding `token` (a seat token, or a player's seat); None without one (a
+        spectator), and for a player without a seat at a public table."""
+        if isinstance(token, Player):
+            return TableSeats._players_seat(record, token)
         if not token:
             if record.options.get(PRIVATE_OPTION):
                 raise TableError(
@@ -62,13 +90,27 @@ class TableSeats(TableBase):
             )
         return found
     @staticmethod
+    def _players_seat(record: TableRecord, player: Player) -> int | None:
+        for i, seat in enumerate(record.seats):
+            if seat.occupied and seat.player == player.player_id:
+                return i
+        if record.options.get(PRIVATE_OPTION):
+            raise TableError(
+                Code.PERMISSION_DENIED,
+                f"table {record.table_id} is private and you hold no seat at it: spectators "
+                "are not admitted",
+            )
+        return None
+    @staticmethod
     def _held_by(record: TableRecord, token: str) -> int | None:
-        """The occupied seat whose token is `token`, comparing every seat in constant time."""
+        """The occupied seat one of whose tokens is `token`, comparing every token of every
+        seat in constant time."""
         digest = hash_token(token)
         found = None
         for i, seat in enumerate(record.seats):
-            if seat.occupied and hmac.compare_digest(digest, seat.token_hash):
-                found = i
+            for known in (seat.token_hash, *seat.tokens):
+                if seat.occupied and hmac.compare_digest(digest, known):
+                    found = i
         return found
     @staticmethod
     def _odd_characters(token: str) -> str:
@@ -77,7 +119,16 @@ class TableSeats(TableBase):
         odd = sum(1 for ch in token if not (ch.isascii() and (ch.isalnum() or ch in "-_")))
         return f", {odd} of them outside that alphabet" if odd else ""
     @staticmethod
-    def require_seat(record: TableRecord, token: str | None) -> int:
+    def require_seat(record: TableRecord, token: Credential) -> int:
+        if isinstance(token, Player):
+            seat = TableSeats._players_seat(record, token)
+            if seat is None:
+                raise TableError(
+                    Code.PERMISSION_DENIED,
+                    f"you hold no seat at table {record.table_id} (join it first, or the seat "
+                    "was given up)",
+                )
+            return seat
         if not token:
             raise TableError(
                 Code.UNAUTHENTICATED,
@@ -108,7 +159,7 @@ class TableSeats(TableBase):
         """Whether a bot joining as `entrant` ("" : a worker of the built-in levels) may take
         `seat`: a free bot seat reserved for it, or (workers only) a free person's seat past
         the fill delay."""
-        if seat.occupied:
+        if seat.occupied or seat.player:
             return False
         if seat.kind == SeatKind.BOT:
             return seat.bot_level == entrant if entrant else seat.bot_level in LEVEL_NAMES
@@ -125,12 +176,20 @@ class TableSeats(TableBase):
         bot: bool,
         token: str = "",
         entrant: str = "",
+        player: Player | None = None,
     ) -> tuple[int, str, TableRecord]:
         """Takes a free seat. With a client's own `token` the call is idempotent: sent again
         (its reply lost), it returns the seat that token already holds, table unchanged.
         A bot joining as an outside `entrant` takes only seats reserved for it; without one
         (a level's name counts as none) only seats of built-in levels, and person's seats past
-        the fill delay."""
+        the fill delay. A `player` gets back the seat that is theirs (bound or reserved), with
+        a fresh token beside its others, and otherwise takes a free person's seat, which is
+        then theirs: never a second seat, never another player's."""
+        if player is not None and bot:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                "bots join without an identity token: a player's identity is for people",
+            )
         if entrant and not bot:
             raise TableError(
                 Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty"
@@ -175,9 +234,23 @@ class TableSeats(TableBase):
                     Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
                 )
             now = self.clock()
+            if player is not None:
+                theirs = [i for i, s in enumerate(record.seats) if s.player == player.player_id]
+                if theirs and seat is not None and seat != theirs[0]:
+                    raise TableError(
+                        Code.FAILED_PRECONDITION,
+                        f"seat {theirs[0]} of table {table_id} is yours: a player holds one seat "
+                        "at a table",
+                    )
+                if theirs and record.seats[theirs[0]].occupied:
+                    return await self._rejoin(record, theirs[0], token, now)
+                if theirs:
+                    seat = theirs[0]
             who = (f"entrant {entrant}" if entrant else "a bot") if bot else "a person"
             if seat is None:
-                free = [i for i, s in enumerate(record.seats) if not s.occupied]
+                free = [
+                    i for i, s in enumerate(record.seats) if not s.occupied and not s.player
+                ]
                 if bot:
                     # reserved bot seats first, then human seats past their fill delay
                     ranked = [
@@ -203,6 +276,11 @@ class TableSeats(TableBase):
                         f"{record.players - 1}",
                     )
                 target = record.seats[seat]
+                if target.player and (player is None or target.player != player.player_id):
+                    raise TableError(
+                        Code.PERMISSION_DENIED,
+                        f"seat {seat} of table {table_id} belongs to another player",
+                    )
                 if target.occupied:
                     raise TableError(Code.FAILED_PRECONDITION, f"seat {seat} is taken")
                 if bot and target.kind == SeatKind.BOT and not self._bot_may_take(
@@ -231,14 +309,17 @@ class TableSeats(TableBase):
                     )
             token = token or secrets.token_urlsafe(24)
             old = record.seats[seat]
+            default_name = player.name if player else f"bot {seat}" if bot else f"player {seat}"
             taken = Seat(
                 kind=old.kind,
                 bot_level=old.bot_level,
                 occupied=True,
-                name=name or (f"bot {seat}" if bot else f"player {seat}"),
+                name=name or default_name,
                 is_bot=bot,
                 token_hash=hash_token(token),
                 joined_at=now,
+                player=player.player_id if player else "",
+                reserved=old.reserved,
             )
             seats = record.seats[:seat] + (taken,) + record.seats[seat + 1 :]
             game = self.game(record.game)
@@ -254,7 +335,18 @@ class TableSeats(TableBase):
             event = self._event(new, EventKind.JOINED, seat, taken.name, now)
             await self._commit(record, new, [event])
             return seat, token, new
-    async def leave(self, table_id: str, token: str | None) -> TableRecord:
+    async def _rejoin(
+        self, record: TableRecord, seat: int, token: str, now: float
+    ) -> tuple[int, str, TableRecord]:
+        """A player back at their seat from another device: a fresh token beside the others
+        (which stay valid), the seat no longer away; a JOINED event says they are back."""
+        token = token or secrets.token_urlsafe(24)
+        mine = with_token(record.seats[seat], hash_token(token))
+        seats = record.seats[:seat] + (mine,) + record.seats[seat + 1 :]
+        new = record.with_(seats=seats, version=record.version + 1, seen_at=max(now, record.seen_at))
+        await self._commit(record, new, [self._event(new, EventKind.JOINED, seat, mine.name, now)])
+        return seat, token, new
+    async def leave(self, table_id: str, token: Credential) -> TableRecord:
         async with self.lock(table_id):
             record = await self.get(table_id)
             seat = self.require_seat(record, token)
@@ -266,9 +358,11 @@ class TableSeats(TableBase):
                     f"table {table_id} is finished; there is nothing to leave",
                 )
             old = record.seats[seat]
+            # a seat reserved for a player at the table's creation stays theirs
+            kept = old.player if old.reserved else ""
             seats = (
                 record.seats[:seat]
-                + (Seat(kind=old.kind, bot_level=old.bot_level),)
+                + (Seat(kind=old.kind, bot_level=old.bot_level, player=kept, reserved=old.reserved),)
                 + record.seats[seat + 1 :]
             )
             now = self.clock()

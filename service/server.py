@@ -30,10 +30,14 @@ from engines.contract import Game
 from service import ratings, server_metrics, views
 from service.config import ServeConfig
 from service.export_record import export_record
+from service.guest_keys import GuestKeys
+from service.guest_keys import for_store as guest_keys_for
+from service.identity import Identities, IdentitySettings, Player, is_identity_token
+from service.identity_rpc import IdentityRpc
 from service.limits import Guard, Limits, SharedCounts, client_key
-from service.model import TIMER_OPTION, EventKind, Rating, SeatKind, Status
+from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKind, Status
 from service.rpc import bearer_token, log, streaming, unary
-from service.seats import hash_token
+from service.seats import Credential, hash_token, holds
 from service.security import ApiKeys, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
 from service.store_redis import RedisStore
@@ -54,7 +58,7 @@ def default_catalog() -> Iterable[Game]:
     return GAMES.values()
 
 
-class CroupierServicer(pb_grpc.CroupierServicer):
+class CroupierServicer(IdentityRpc, pb_grpc.CroupierServicer):
     def __init__(
         self,
         tables: Tables,
@@ -62,14 +66,40 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         poll_seconds: float = 1.0,
         guard: Guard | None = None,
         keys: ApiKeys | None = None,
+        identities: Identities | None = None,
     ) -> None:
         self.tables = tables
+        self.identities = identities or Identities(IdentitySettings(), GuestKeys.generate())
         self.catalog = catalog
         self.guard = guard or Guard(Limits())
         self.keys = keys or ApiKeys()
         # streams re-read the store this often even without a local signal: that is how they
         # see moves written by another process sharing the store
         self.poll_seconds = poll_seconds
+
+    async def credential(self, context: Any) -> Credential:
+        """What the call presents for a seat: a verified player (an identity token), a seat
+        token, or None."""
+        token = bearer_token(context)
+        if token and is_identity_token(token):
+            return await self.identities.verify(token)
+        return token
+
+    async def caller(self, context: Any) -> Player | None:
+        """The caller's player: None for a seat token or no token; UNAUTHENTICATED for an
+        identity token that does not verify."""
+        found = await self.credential(context)
+        return found if isinstance(found, Player) else None
+
+    async def require_player(self, context: Any) -> Player:
+        player = await self.caller(context)
+        if player is None:
+            raise TableError(
+                Code.UNAUTHENTICATED,
+                "this call needs a player's identity token: send 'authorization: Bearer "
+                "<identity token>' metadata (CreateGuest gives guests one)",
+            )
+        return player
 
     @unary
     async def ListGames(
@@ -101,6 +131,12 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
+        if RATED_OPTION in options:
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"table option {RATED_OPTION!r} is the server's: rated tables come from rated "
+                "matchmaking (FindMatch)",
+            )
         key = api_key(context)
         self.keys.require(key, "tables", "Creating tables")
         client = client_key(context.peer(), key if self.keys.enabled else None)
@@ -112,6 +148,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
             seats,
             request.fill_with_bots_after_seconds,
             request.fill_level,
+            player_ids=list(request.player_ids),
         )
         await self.guard.created(client, record.table_id)
         f.update(table=record.table_id, version=record.version)
@@ -133,8 +170,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         elif request.bot:
             self.keys.require(api_key(context), "bots", "Taking bot seats", certified(context))
         seat = request.seat if request.HasField("seat") else None
+        player = await self.caller(context)
+        if player is not None:
+            f["player"] = True  # whether, never who: ids stay out of the log
         seat, token, record = await self.tables.join(
-            request.table_id, seat, request.name, request.bot, request.token, entrant
+            request.table_id, seat, request.name, request.bot, request.token, entrant, player
         )
         f.update(seat=seat, version=record.version)
         table = views.table_summary(self.tables.game(record.game), record)
@@ -145,7 +185,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.LeaveTableRequest, context: Any, f: dict[str, Any]
     ) -> pb.LeaveTableResponse:
         f["table"] = request.table_id
-        record = await self.tables.leave(request.table_id, bearer_token(context))
+        record = await self.tables.leave(request.table_id, await self.credential(context))
         f["version"] = record.version
         return pb.LeaveTableResponse(
             table=views.table_summary(self.tables.game(record.game), record)
@@ -187,7 +227,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.GetViewRequest, context: Any, f: dict[str, Any]
     ) -> pb.TableView:
         f["table"] = request.table_id
-        token = bearer_token(context)
+        token = await self.credential(context)
         record = await self.tables.get(request.table_id)
         seat = self.tables.authenticate(record, token)
         await self.tables.present(record, seat)
@@ -207,9 +247,11 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.SubmitMoveRequest, context: Any, f: dict[str, Any]
     ) -> pb.SubmitMoveResponse:
         f.update(table=request.table_id, expected_version=request.expected_version)
-        token = bearer_token(context)
+        token = await self.credential(context)
         check_table_id(request.table_id)  # before it keys the seat's rate window
-        await self.guard.check_move(request.table_id, token)
+        await self.guard.check_move(
+            request.table_id, f"player:{token.player_id}" if isinstance(token, Player) else token
+        )
         out = await self.tables.move(
             request.table_id, token, request.move, request.expected_version, request.fallback,
             request.rejected,
@@ -236,7 +278,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
     ) -> AsyncIterator[pb.TableEvent]:
         table_id = request.table_id
         f.update(table=table_id, from_version=request.from_version)
-        token = bearer_token(context)
+        token = await self.credential(context)
         if request.from_version < 0:
             raise TableError(Code.INVALID_ARGUMENT, "from_version may not be negative")
         record = await self.tables.get(table_id)
@@ -261,13 +303,13 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self,
         record: Any,
         seat: int | None,
-        token: str | None,
+        token: Credential,
         from_version: int,
         f: dict[str, Any],
         client_gone: Callable[[], bool],
     ) -> AsyncIterator[pb.TableEvent]:
         table_id = record.table_id
-        digest = hash_token(token) if token and seat is not None else ""
+        digest = hash_token(token) if isinstance(token, str) and seat is not None else ""
         start_version = record.version
         game = self.tables.game(record.game)
         store: Store = self.tables.store
@@ -296,7 +338,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
                         f"event log of {table_id} skips from {last} to {event.version}"
                     )
                 observer = seat
-                if seat is not None and event.seats[seat].token_hash != digest:
+                if seat is not None and not holds(event.seats[seat], token, digest):
                     # before this holder joined: an earlier holder's view is not theirs
                     observer = None
                     if event.version > start_version:
@@ -342,7 +384,7 @@ class CroupierServicer(pb_grpc.CroupierServicer):
         self, request: pb.ExportRecordRequest, context: Any, f: dict[str, Any]
     ) -> pb.GameRecord:
         f["table"] = request.table_id
-        out = await export_record(self.tables, request.table_id, bearer_token(context))
+        out = await export_record(self.tables, request.table_id, await self.credential(context))
         f.update(version=out.version, moves=len(out.moves))
         return out
 
@@ -578,6 +620,7 @@ async def start(config: ServeConfig | None = None) -> Server:
     config = config or ServeConfig()
     listen, web_listen, grace = config.listen, config.web_listen, config.grace
     limits, keys, tls, abandon = config.limits(), config.keys(), config.tls(), config.abandon()
+    identity = config.identity()
     credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
     for address, port_name in ((listen, "grpc"), (web_listen, "web")):
         if address and address_in_use(address):
@@ -595,7 +638,16 @@ async def start(config: ServeConfig | None = None) -> Server:
     # on Redis the limits count in Redis, once for every replica on the store
     shared = SharedCounts(config.store) if isinstance(store, RedisStore) else None
     guard = Guard(limits, shared)
-    servicer = CroupierServicer(tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys)
+    try:
+        guest_keys = await guest_keys_for(store, config.store, config.guest_key_file)
+    except Exception:
+        await guard.close()
+        await store.close()
+        raise
+    identities = Identities(identity, guest_keys if identity.guests else None)
+    servicer = CroupierServicer(
+        tables, poll_seconds=config.poll_seconds, guard=guard, keys=keys, identities=identities
+    )
     pb_grpc.add_CroupierServicer_to_server(servicer, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

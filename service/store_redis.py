@@ -398,6 +398,11 @@ class RedisStore(Store):
         # watched open tables by seen_at: what the abandonment round reads
         self._idx_idle = {s: f"{p}idx:idle:{s.value}" for s in (Status.WAITING, Status.PLAYING)}
 
+    @property
+    def client(self) -> aioredis.Redis:
+        """The store's connection pool, for what lives beside the tables (guest keys)."""
+        return self._redis
+
     def _new_connection(self, **options: Any) -> aioredis.Redis:
         return aioredis.from_url(
             self._url, single_connection_client=True, **connection_options(), **options

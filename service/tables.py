@@ -28,6 +28,7 @@ import json
 import math
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from common.level_names import LEVEL_NAMES
@@ -35,6 +36,7 @@ from common.logging import get_logger
 from service.abandon_policy import AbandonPolicy
 from service.clock import TableClock
 from service.model import (
+    RATED_OPTION,
     Event,
     EventKind,
     Status,
@@ -49,6 +51,7 @@ from service.validation import (
     SeatRequest,
     check_create,
     check_entrant,
+    reserve_seats,
 )
 
 # the one entry the server uses: Tables, what it is built with, and what it answers
@@ -78,10 +81,18 @@ class Tables(TableClock):
         seats: Sequence[SeatRequest] = (),
         fill_with_bots_after_seconds: float = 0.0,
         fill_level: str = "",
+        player_ids: Sequence[str] = (),
+        rated: bool = False,
     ) -> TableRecord:
-        """A new table under a fresh id, its request checked whole first (`check_create`)."""
+        """A new table under a fresh id, its request checked whole first (`check_create`).
+        `player_ids[i]` reserves seat i for that player; `rated` (matchmaking's, never a
+        client's) makes its end rate its players."""
         game = self.game(game_name)
+        if rated:
+            options = {**options, RATED_OPTION: True}
         new = check_create(game, players, options, seats, fill_with_bots_after_seconds, fill_level)
+        if player_ids:
+            new = replace(new, seats=reserve_seats(new.seats, player_ids))
         now = self.clock()
         for _ in range(5):
             record = TableRecord(

@@ -8,17 +8,19 @@ import math
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from common.level_names import LEVEL_NAMES
 from engines.contract import Game, canonical_options
 from service.model import (
+    BOT_PLAYER_PREFIX,
     BUDGET_OPTION,
     LABEL_OPTION,
     LADDER_NAME,
     LADDER_OPTION,
     PRIVATE_OPTION,
+    RATED_OPTION,
     TABLE_LABEL,
     TIMER_OPTION,
     Seat,
@@ -51,9 +53,11 @@ ENTRANT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
 # turn_seconds draws on it, and the timer waits for what is left of it too.
 # ladder: the ladder whose matches the table is played for (only such tables are rated).
 # label: a public name its creator gives the table (a tournament finds its match by it).
+# rated: made by rated matchmaking, its end rates its players; the server's to set, never a
+# client's (CreateTable refuses it: a table rated at will is a way to farm ratings).
 TABLE_OPTIONS: dict[str, type | tuple[type, ...]] = {
     PRIVATE_OPTION: bool, TIMER_OPTION: (int, float), BUDGET_OPTION: (int, float),
-    LADDER_OPTION: str, LABEL_OPTION: str,
+    LADDER_OPTION: str, LABEL_OPTION: str, RATED_OPTION: bool,
 }
 MAX_TURN_SECONDS = 24 * 3600.0
 MAX_MATCH_SECONDS = 7 * 24 * 3600.0
@@ -291,3 +295,40 @@ def check_create(
         seed=seed,
         fill_level=(fill_level or DEFAULT_BOT_LEVEL) if fill_with_bots_after_seconds else "",
     )
+
+
+MAX_PLAYER_ID_CHARS = 200
+
+
+def reserve_seats(seats: tuple[Seat, ...], player_ids: Sequence[str]) -> tuple[Seat, ...]:
+    """The seats with seat i reserved for player_ids[i] where it is not empty (a game among
+    friends, or the players matchmaking seated): only a person's seat, each player once."""
+    if len(player_ids) > len(seats):
+        raise TableError(
+            Code.INVALID_ARGUMENT,
+            f"player_ids names {len(player_ids)} seats; the table has {len(seats)}",
+        )
+    named = [p for p in player_ids if p]
+    if len(set(named)) != len(named):
+        raise TableError(Code.INVALID_ARGUMENT, "player_ids names a player twice: one seat each")
+    out = list(seats)
+    for i, player in enumerate(player_ids):
+        if not player:
+            continue
+        if len(player) > MAX_PLAYER_ID_CHARS or not player.isprintable():
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"player_ids[{i}] is not a player id (1 to {MAX_PLAYER_ID_CHARS} printable "
+                "characters)",
+            )
+        if player.startswith(BOT_PLAYER_PREFIX):
+            raise TableError(
+                Code.INVALID_ARGUMENT,
+                f"player_ids[{i}] names a bot level: reserve a bot seat with seats instead",
+            )
+        if seats[i].kind != SeatKind.HUMAN:
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"seat {i} is a bot seat: it cannot be reserved for a player"
+            )
+        out[i] = replace(seats[i], player=player, reserved=True)
+    return tuple(out)

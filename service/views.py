@@ -19,7 +19,15 @@ from engines.cache import remember
 from engines.contract import Game, OptionSpec, fixes_cards, public_options
 from engines.registry import get_game
 from service import decode_cache
-from service.model import TIMER_OPTION, Event, EventKind, SeatKind, Status, TableRecord
+from service.model import (
+    RATED_OPTION,
+    TIMER_OPTION,
+    Event,
+    EventKind,
+    SeatKind,
+    Status,
+    TableRecord,
+)
 
 STATUS = {
     Status.WAITING: pb.TABLE_STATUS_WAITING,
@@ -122,10 +130,12 @@ class _TableTemplates:
                     is_bot=s.is_bot,
                     away=s.away,
                     entrant=s.bot_level if s.kind == SeatKind.BOT else "",
+                    player_id=s.player,
                 )
                 for i, s in enumerate(seats)
             ],
             created_at=record.created_at,
+            rated=bool(options.get(RATED_OPTION)),
         )
         specs = get_game(record.game).info.options
         template.options.update(public_options(specs, options))
