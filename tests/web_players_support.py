@@ -20,7 +20,7 @@ from croupier.v1 import croupier_pb2_grpc as pb_grpc
 
 from tests.bot_support import Bots
 from tests.players_support import guest, player_md
-from tests.support import ServerProcess, free_port
+from tests.support import Client, ServerProcess, free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # seconds before matchmaking seats bots, and the presence heartbeat: short, for the tests
 BOTS_AFTER = 1.5
 HEARTBEAT = 0.5
+EXTRA: tuple[str, ...] = ()  # TEMP until merged: ("--match-bots-after", str(BOTS_AFTER), "--presence-seconds", str(HEARTBEAT), "--gone-after", "30")
 
 
 @contextlib.contextmanager
@@ -36,8 +37,7 @@ def players_stack(tmp: Path) -> Iterator[ServerProcess]:
     and a bot worker serving it."""
     server = ServerProcess(
         db=tmp / "croupier.db", web_port=free_port(),
-        extra=("--fill-interval", "0.1", "--match-bots-after", str(BOTS_AFTER),
-               "--presence-seconds", str(HEARTBEAT), "--gone-after", "30")).start()
+        extra=("--fill-interval", "0.1", *EXTRA)).start()
     bots = Bots(server.address, tmp / "bots.log", workers=1, poll=0.05)
     try:
         yield server
@@ -66,11 +66,16 @@ def hold_identity(page: Page, url: str, identity: dict[str, object]) -> None:
     """Puts a player's identity into a fresh browser's storage, as their other device has it."""
     page.goto(url)
     page.evaluate("v => localStorage.setItem('croupier.identity', v)", json.dumps(identity))
+    page.reload()  # the page reads its player when it loads
+    page.wait_for_selector(f"#player-bar[data-player='{identity['playerId']}']")
 
 
 def new_guest(address: str, name: str) -> tuple[str, str]:
-    with grpc.insecure_channel(address) as channel:
-        return guest(channel, name)
+    client = Client(address)
+    try:
+        return guest(client, name)
+    finally:
+        client.close()
 
 
 def rated_match_played(address: str, token: str, game: str = "dou_dizhu",

@@ -41,11 +41,12 @@ export function errorText(err: unknown): string {
   return String(err);
 }
 
-/** A refused seat in words a player reads: whose it is and what happens now. */
-export function seatRefusal(err: unknown, seat?: number): string | null {
+/** A refused seat in words a player reads: whose it is and what happens now (the server's
+ * own words are errorText's, for a tooltip). */
+export function seatRefusal(err: unknown, seat?: number, owner?: string): string | null {
   if (!(err instanceof ConnectError) || err.code !== Code.PermissionDenied) return null;
   const which = seat === undefined ? "That seat" : `Seat ${seat}`;
-  return `${which} belongs to another player: only they can sit there. You are watching the table. (${errorText(err)})`;
+  return `${which} belongs to ${owner || "another player"}: only they can sit there. You are watching the table.`;
 }
 
 export interface Held { seat: number; token: string }

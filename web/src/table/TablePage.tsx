@@ -72,6 +72,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const [mine, setMine] = useState<Held | null>(() => tokenFor(tableId));
   const { me: player } = usePlayer();
   const [refusal, setRefusal] = useState("");
+  const [refusalDetail, setRefusalDetail] = useState("");
   // reopens the stream (after taking a seat: the seat's view, its hand), from the last version
   const [streamKey, setStreamKey] = useState(0);
   const lastVersion = useRef(0n);
@@ -120,7 +121,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
     }
   };
   /** Takes a seat from this page (a seat link, the player's own seat back, an open seat). */
-  const sit = async (seat: number | undefined, link: boolean) => {
+  const sit = async (seat: number | undefined, link: boolean, at?: Table) => {
     setRefusal("");
     try {
       const got = await joinTable(tableId, seat, false);
@@ -130,8 +131,12 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       setError("");
       setStreamKey((k) => k + 1);
     } catch (err) {
-      const words = seatRefusal(err, seat);
-      if (words) setRefusal(words);
+      const owner = seat === undefined ? undefined : at?.seats[seat]?.name;
+      const words = seatRefusal(err, seat, owner ? `another player (${owner})` : undefined);
+      if (words) {
+        setRefusal(words);
+        setRefusalDetail(errorText(err));
+      }
       else setError(errorText(err));
     }
     if (link) history.replaceState(null, "", `#/table/${tableId}${plain ? "?plain" : ""}`);
@@ -162,7 +167,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
           const me = currentPlayer();
           // the player's own seat, left empty (a seat kept for them): taken back at once
           const kept = me && !mineRef.current && open ? t.seats.findIndex((x) => !x.occupied && x.playerId === me.playerId) : -1;
-          if (seatLink !== undefined && mineRef.current?.seat !== seatLink && open) void sit(seatLink, true);
+          if (seatLink !== undefined && mineRef.current?.seat !== seatLink && open) void sit(seatLink, true, t);
           else if (kept >= 0) void sit(kept, false);
           else if (seatLink !== undefined) history.replaceState(null, "", `#/table/${tableId}${plain ? "?plain" : ""}`);
         }
@@ -408,7 +413,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       </header>
       {error && <div class="error" role="alert">{error}</div>}
       {refusal && (
-        <div class="refusal" id="refusal" role="alert">
+        <div class="refusal" id="refusal" role="alert" title={refusalDetail}>
           <span>{refusal}</span>
           <button type="button" class="small-button" onClick={() => setRefusal("")} aria-label="dismiss">OK</button>
         </div>
