@@ -134,7 +134,7 @@ def test_play_now_resume_elsewhere_and_a_refused_seat(
 
         # the same player, another browser at the other size: the seat and the hand come back
         with watched_page(browser, OTHER[size]) as b:
-            hold_identity(b.page, stack.web_url, identity)
+            hold_identity(b.page, identity)
             b.page.goto(f"{stack.web_url}/#/table/{table_id}")
             b.page.wait_for_selector(f"#role[data-seat='{seat}']")
             b.page.wait_for_function("v => document.querySelector('#table')?.dataset.version === v",
@@ -194,7 +194,7 @@ def test_leaderboard_and_profile_show_a_rated_match(stack: ServerProcess, browse
     for size in SIZES:
         with watched_page(browser, size) as w:
             page = w.page
-            hold_identity(page, stack.web_url, identity)
+            hold_identity(page, identity)
             page.goto(f"{stack.web_url}/#/leaderboard/dou_dizhu")
             rows = page.locator("#board-top tbody tr")
             page.wait_for_selector(f"#board-top tr.me[data-player='{player_id}']", timeout=15_000)

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 # seconds before matchmaking seats bots, and the presence heartbeat: short, for the tests
 BOTS_AFTER = 1.5
 HEARTBEAT = 0.5
-EXTRA: tuple[str, ...] = ()  # TEMP until merged: ("--match-bots-after", str(BOTS_AFTER), "--presence-seconds", str(HEARTBEAT), "--gone-after", "30")
 
 
 @contextlib.contextmanager
@@ -37,7 +36,8 @@ def players_stack(tmp: Path) -> Iterator[ServerProcess]:
     and a bot worker serving it."""
     server = ServerProcess(
         db=tmp / "croupier.db", web_port=free_port(),
-        extra=("--fill-interval", "0.1", *EXTRA)).start()
+        extra=("--fill-interval", "0.1", "--match-bots-after", str(BOTS_AFTER),
+               "--presence-seconds", str(HEARTBEAT), "--gone-after", "30")).start()
     bots = Bots(server.address, tmp / "bots.log", workers=1, poll=0.05)
     try:
         yield server
@@ -62,12 +62,13 @@ def identity_of(page: Page) -> dict[str, object]:
     return json.loads(raw)
 
 
-def hold_identity(page: Page, url: str, identity: dict[str, object]) -> None:
-    """Puts a player's identity into a fresh browser's storage, as their other device has it."""
-    page.goto(url)
-    page.evaluate("v => localStorage.setItem('croupier.identity', v)", json.dumps(identity))
-    page.reload()  # the page reads its player when it loads
-    page.wait_for_selector(f"#player-bar[data-player='{identity['playerId']}']")
+def hold_identity(page: Page, identity: dict[str, object]) -> None:
+    """Puts a player's identity into a fresh browser's storage before its first page loads,
+    as their other device has it (once: a sign-out later stays signed out)."""
+    page.context.add_init_script(
+        "if (!sessionStorage.getItem('croupier.test.held')) {"
+        f" localStorage.setItem('croupier.identity', {json.dumps(json.dumps(identity))});"
+        " sessionStorage.setItem('croupier.test.held', '1'); }")
 
 
 def new_guest(address: str, name: str) -> tuple[str, str]:

@@ -21,7 +21,8 @@ export function RatingLine({ points }: { points: RatingPoint[] }): JSX.Element {
   const hi = Math.max(...values);
   const span = hi - lo || 1;
   const x = (i: number) => (points.length < 2 ? w / 2 : pad + (i * (w - 2 * pad)) / (points.length - 1));
-  const y = (v: number) => h - pad - ((v - lo) * (h - 2 * pad)) / span;
+  // one rating so far (or all equal): a level line through the middle
+  const y = (v: number) => (hi === lo ? h / 2 : h - pad - ((v - lo) * (h - 2 * pad)) / span);
   const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.ordinal).toFixed(1)}`).join(" ");
   return (
     <figure class="rating-line">
