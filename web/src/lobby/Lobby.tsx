@@ -1,13 +1,19 @@
-// The lobby: your name, the form for a new table, the tables as cards (newest first,
-// paged, filtered by game and status), and the ladder's standings.
+// The lobby: who you are (a guest sign-in, or just a name), "Play now" per game, your own
+// tables, the form for a new table, the tables as cards (newest first, paged, filtered by
+// game and status), and the ladder's standings.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, errorText, joinTable, playerName, setPlayerName, tokenFor } from "../api";
+import { api, errorText, joinTable, tokenFor } from "../api";
 import { GameInfoSchema, SeatKind, TableStatus, type GameInfo, type Table } from "../gen/croupier/v1/croupier_pb";
+import type { Identity } from "../players/identity";
+import { PlayerBar } from "../players/SignIn";
+import { usePlayer } from "../players/session";
 import { CreateForm } from "./CreateForm";
 import { Ladder } from "./Ladder";
+import { MyTables } from "./MyTables";
+import { PlayNow } from "./PlayNow";
 
 const LOBBY_PAGE = 20;
 const STATUS_WORDS: Record<number, string> = {
@@ -23,9 +29,13 @@ function age(createdAt: number): string {
   return `${Math.floor(s / 86400)} days ago`;
 }
 
-function TableCard({ t, title, onError }: { t: Table; title: string; onError: (e: string) => void }): JSX.Element {
-  const open = t.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN);
-  const held = tokenFor(t.tableId);
+function TableCard({ t, title, me, onError }: {
+  t: Table; title: string; me: Identity | null; onError: (e: string) => void;
+}): JSX.Element {
+  // a seat kept for another player is no open seat for this one
+  const open = t.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN && (!s.playerId || s.playerId === me?.playerId));
+  const over = t.status === TableStatus.FINISHED || t.status === TableStatus.ABANDONED;
+  const held = tokenFor(t.tableId) || (me && !over && t.seats.some((s) => s.occupied && s.playerId === me.playerId));
   return (
     <article class="table-card" data-table={t.tableId} data-game={t.game} data-status={TableStatus[t.status]}>
       <header>
@@ -37,6 +47,7 @@ function TableCard({ t, title, onError }: { t: Table; title: string; onError: (e
           <li key={i} class={s.occupied ? "taken" : "free"}>
             {s.occupied ? s.name || (s.isBot ? "bot" : "player") : s.kind === SeatKind.BOT ? `bot (${s.botLevel})` : "open seat"}
             {s.isBot && s.occupied ? <span class="badge bot">bot</span> : null}
+            {!s.occupied && s.playerId && s.playerId !== me?.playerId ? <span class="badge kept">kept</span> : null}
           </li>
         ))}
       </ul>
@@ -44,7 +55,7 @@ function TableCard({ t, title, onError }: { t: Table; title: string; onError: (e
         <span class="muted">{t.players} players · {age(t.createdAt)}</span>
         <span class="card-actions">
           {held ? <a class="return button-link" href={`#/table/${t.tableId}`}>Back to your seat</a>
-            : open && t.status !== TableStatus.FINISHED && t.status !== TableStatus.ABANDONED ? (
+            : open && !over ? (
               <button type="button" class="join primary" data-table={t.tableId}
                 onClick={() => joinTable(t.tableId).catch((e) => onError(errorText(e)))}>Join</button>
             ) : null}
@@ -56,7 +67,7 @@ function TableCard({ t, title, onError }: { t: Table; title: string; onError: (e
 }
 
 export function Lobby(): JSX.Element {
-  const [name, setName] = useState(playerName());
+  const { me } = usePlayer();
   const [games, setGames] = useState<GameInfo[]>([]);
   const [error, setError] = useState("");
   const [tables, setTables] = useState<Table[]>([]);
@@ -118,10 +129,11 @@ export function Lobby(): JSX.Element {
     <div class="lobby-page">
       <header class="lobby-header">
         <h1>Croupier</h1>
-        <label class="name-field">Your name <input id="name" value={name} maxLength={40} autoComplete="nickname"
-          onInput={(e) => { const v = (e.target as HTMLInputElement).value; setName(v); setPlayerName(v); }} /></label>
+        <PlayerBar />
       </header>
       {error && <div class="error" role="alert" id="status">{error}</div>}
+      {games.length > 0 && <PlayNow games={games} onError={setError} />}
+      <MyTables titleOf={titleOf} />
       <section class="panel">
         <h2>New table</h2>
         {games.length ? <CreateForm games={games} onError={setError} infoJson={(g) => toJson(GameInfoSchema, g) as JsonObject} />
@@ -141,7 +153,7 @@ export function Lobby(): JSX.Element {
           </select></label>
         </div>
         <div id="tables" class="table-cards">
-          {tables.map((t) => <TableCard key={t.tableId} t={t} title={titleOf(t.game)} onError={setError} />)}
+          {tables.map((t) => <TableCard key={t.tableId} t={t} title={titleOf(t.game)} me={me} onError={setError} />)}
           {!tables.length && <p class="muted">No table here yet: create one above.</p>}
         </div>
         <div class="lobby-pages">

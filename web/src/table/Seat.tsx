@@ -1,9 +1,10 @@
-// One seat at the table: name, bot badge and level, cards left as backs, what it last
-// played, its badges (parties, announcements...), highlighted on turn with its timer ring.
+// One seat at the table: name, bot badge and level, whether its player is here (presence),
+// cards left as backs, what it last played, its badges (parties, announcements...),
+// highlighted on turn with its timer ring.
 import type { JSX } from "preact";
 import { CardSvg } from "../cards/Card";
 import type { Back } from "../cards/faces";
-import type { SeatInfo } from "../gen/croupier/v1/croupier_pb";
+import { Presence, type SeatInfo } from "../gen/croupier/v1/croupier_pb";
 import type { SeatNote } from "../games/types";
 import { Badge } from "./bits";
 
@@ -22,6 +23,25 @@ function TimerRing({ timer }: { timer: Timer }): JSX.Element {
   );
 }
 
+// a person's seat: here (a stream of theirs is open), away (the server plays for them), gone
+const PRESENCE: Record<number, [word: string, title: string]> = {
+  [Presence.CONNECTED]: ["here", "connected now"],
+  [Presence.AWAY]: ["away", "not connected, or out of time: the server plays for this seat"],
+  [Presence.GONE]: ["gone", "not seen for a long while"],
+};
+
+function PresenceBadge({ info }: { info: SeatInfo }): JSX.Element | null {
+  // a turn timer run out repeatedly is away too, whatever the connection
+  const p = info.away && info.presence !== Presence.GONE ? Presence.AWAY : info.presence;
+  const shown = info.occupied && !info.isBot ? PRESENCE[p] : undefined;
+  if (!shown) return null;
+  return (
+    <span class={`presence presence-${shown[0]}`} data-presence={shown[0]} title={shown[1]}>
+      <span class="presence-dot" aria-hidden="true" />{shown[0]}
+    </span>
+  );
+}
+
 export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, timer, position, score }: {
   info: SeatInfo | undefined; index: number; name: string; note: SeatNote; cardsLeft: number | undefined; onTurn: boolean;
   mine: boolean; back: Back; timer?: Timer; position: string; score?: string;
@@ -34,7 +54,7 @@ export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, t
         {onTurn && timer && timer.left > 0 && <TimerRing timer={timer} />}
         <span class="seat-name">{name}</span>
         {info?.isBot && <Badge text={`bot · ${info.botLevel || "level"}`} tone="bot" />}
-        {info?.away && <Badge text="away" tone="away" />}
+        {info && <PresenceBadge info={info} />}
         {!info?.occupied && <Badge text="open" tone="open" />}
         {score !== undefined && <span class="seat-score" title="match score">{score}</span>}
       </div>

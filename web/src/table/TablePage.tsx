@@ -1,12 +1,15 @@
-// A table page: follows the table's event stream (resuming after a drop, with backoff), keeps
-// every view it was sent so the game can be stepped through afterwards, and plays the seat
-// this tab holds. A move refused because another seat moved first is sent again at the new
-// version if it is still legal and the seat's turn has not changed; otherwise the table is
-// redrawn as it now is.
+// A table page: follows the table's event stream (resuming after a drop, with backoff; with
+// the seats' presence), keeps every view it was sent so the game can be stepped through
+// afterwards, and plays the seat this tab holds: by its seat token (a table joined without
+// identity), or by the signed-in player's identity, which the server answers with the
+// player's own seat from any tab or device. A move refused because another seat moved first is
+// sent again at the new version if it is still legal and the seat's turn has not changed;
+// otherwise the table is redrawn as it now is.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, auth, errorText, forgetSeat, joinTable, tokenFor, type Held } from "../api";
+import { api, auth, errorText, forgetSeat, joinTable, seatRefusal, tokenFor, type Held } from "../api";
+import { currentPlayer, usePlayer } from "../players/session";
 import { gameModule } from "../games";
 import type { GameModule } from "../games/types";
 import { EndReason, EventKind, SeatKind, TableStatus, type Table, type TableEvent, type TableView } from "../gen/croupier/v1/croupier_pb";
@@ -61,9 +64,19 @@ const stillStands = (move: string, sentAt: TableView, fresh: TableView): boolean
   fresh.legalMoves.includes(move) &&
   [...fresh.onTurn].sort().join() === [...sentAt.onTurn].sort().join();
 
-/** The table `tableId`; `plain`: drawn by the generic module, as a game without its own. */
-export function TablePage({ tableId, plain = false }: { tableId: string; plain?: boolean }): JSX.Element {
+/** The table `tableId`; `plain`: drawn by the generic module, as a game without its own;
+ * `seatLink`: the page was opened to take (or resume) that seat. */
+export function TablePage({ tableId, plain = false, seatLink }: { tableId: string; plain?: boolean; seatLink?: number }): JSX.Element {
+  // the seat this page plays: with a seat token of this tab's, or (token "") the seat the
+  // signed-in player's identity holds, as the server's views say
   const [mine, setMine] = useState<Held | null>(() => tokenFor(tableId));
+  const { me: player } = usePlayer();
+  const [refusal, setRefusal] = useState("");
+  const [refusalDetail, setRefusalDetail] = useState("");
+  // reopens the stream (after taking a seat: the seat's view, its hand), from the last version
+  const [streamKey, setStreamKey] = useState(0);
+  const lastVersion = useRef(0n);
+  const resumed = useRef(false);
   // each game's title as ListGames gives it: the table names no game itself
   const [titles, setTitles] = useState<Record<string, string>>({});
   useEffect(() => {
@@ -97,6 +110,36 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
     if (!v || v.version < shown.current) return;
     shown.current = v.version;
     setLive(v);
+    // no seat token here: the view tells whether the player's identity holds a seat
+    if (!mineRef.current?.token && currentPlayer()) {
+      const held = mineRef.current;
+      const next = v.seat !== undefined ? { seat: v.seat, token: "" } : null;
+      if (held?.seat !== next?.seat) {
+        mineRef.current = next;
+        setMine(next);
+      }
+    }
+  };
+  /** Takes a seat from this page (a seat link, the player's own seat back, an open seat). */
+  const sit = async (seat: number | undefined, link: boolean, at?: Table) => {
+    setRefusal("");
+    try {
+      const got = await joinTable(tableId, seat, false);
+      const held = tokenFor(tableId) ?? { seat: got, token: "" };
+      mineRef.current = held;
+      setMine(held);
+      setError("");
+      setStreamKey((k) => k + 1);
+    } catch (err) {
+      const owner = seat === undefined ? undefined : at?.seats[seat]?.name;
+      const words = seatRefusal(err, seat, owner ? `another player (${owner})` : undefined);
+      if (words) {
+        setRefusal(words);
+        setRefusalDetail(errorText(err));
+      }
+      else setError(errorText(err));
+    }
+    if (link) history.replaceState(null, "", `#/table/${tableId}${plain ? "?plain" : ""}`);
   };
   const refresh = async () => {
     try {
@@ -108,7 +151,7 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
 
   useEffect(() => {
     const abort = new AbortController();
-    let last = 0n;
+    let last = lastVersion.current;
     let liveFrom: bigint | undefined; // events after this version arrived while the page was open
     let delay = 1000;
     let failed = false;
@@ -117,19 +160,35 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
         const first = await api.getView({ tableId }, auth(mineRef.current?.token));
         liveFrom = first.version;
         show(first);
+        if (!resumed.current) {
+          resumed.current = true;
+          const t = first.table;
+          const open = t && t.status !== TableStatus.FINISHED && t.status !== TableStatus.ABANDONED;
+          const me = currentPlayer();
+          // the player's own seat, left empty (a seat kept for them): taken back at once
+          const kept = me && !mineRef.current && open ? t.seats.findIndex((x) => !x.occupied && x.playerId === me.playerId) : -1;
+          if (seatLink !== undefined && mineRef.current?.seat !== seatLink && open) void sit(seatLink, true, t);
+          else if (kept >= 0) void sit(kept, false);
+          else if (seatLink !== undefined) history.replaceState(null, "", `#/table/${tableId}${plain ? "?plain" : ""}`);
+        }
       } catch {
-        liveFrom = 0n;
+        liveFrom = liveFrom ?? 0n;
       }
       while (!abort.signal.aborted) {
         try {
-          for await (const event of api.streamTable({ tableId, fromVersion: last },
+          for await (const event of api.streamTable({ tableId, fromVersion: last, presence: true },
             { ...auth(mineRef.current?.token), signal: abort.signal })) {
             if (failed) {
               setError("");
               failed = false;
             }
             delay = 1000;
+            if (event.kind === EventKind.PRESENCE) {
+              show(event.view); // the seats' presence: the table's log and history do not change
+              continue;
+            }
             last = event.version;
+            lastVersion.current = last;
             const game = gameModule(event.view?.table?.game ?? "", plain);
             if (event.view) past.current.push(event.view);
             setLog((l) => [...l, logLine(event, game)]);
@@ -161,6 +220,7 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
             if ([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code)) return;
             if (err.code === Code.InvalidArgument) {
               last = 0n; // asked to resume past the table's version: replay it from the start
+              lastVersion.current = 0n;
               shown.current = -1n;
               past.current = [];
               setLog([]);
@@ -174,7 +234,7 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
     };
     void run();
     return () => abort.abort();
-  }, [tableId]);
+  }, [tableId, streamKey]);
 
   const isLive = pinned < 0;
   const v = isLive ? live : past.current[pinned];
@@ -272,6 +332,7 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
       <div class="table-page loading">
         <header class="table-header"><a href="#/" class="back">← Lobby</a>
           <div id="role">{mine ? "Taking your seat…" : "Spectator"}</div></header>
+        {refusal && <div class="refusal" id="refusal" role="alert">{refusal}</div>}
         {error ? <div class="error" role="alert">{error}</div> : <p class="muted">Loading the table…</p>}
       </div>
     );
@@ -351,6 +412,12 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
         </div>
       </header>
       {error && <div class="error" role="alert">{error}</div>}
+      {refusal && (
+        <div class="refusal" id="refusal" role="alert" title={refusalDetail}>
+          <span>{refusal}</span>
+          <button type="button" class="small-button" onClick={() => setRefusal("")} aria-label="dismiss">OK</button>
+        </div>
+      )}
       {!isLive && (
         <div id="replay" role="status">
           <span>Replaying move {pinned + 1} of {past.current.length}</span>
@@ -390,8 +457,9 @@ export function TablePage({ tableId, plain = false }: { tableId: string; plain?:
         <section class="my-area">
           {seatBox(me, "bottom")}
           {!mine && (
-            <div class="spectating">Watching. {table.seats.some((s) => s.kind === SeatKind.HUMAN && !s.occupied) && !finished && !abandoned
-              ? <button type="button" class="small-button" id="take-seat" onClick={() => void joinTable(tableId).catch((e) => setError(errorText(e)))}>Take the open seat</button> : null}</div>
+            <div class="spectating">Watching. {table.seats.some((s) => s.kind === SeatKind.HUMAN && !s.occupied
+              && (!s.playerId || s.playerId === player?.playerId)) && !finished && !abandoned
+              ? <button type="button" class="small-button" id="take-seat" onClick={() => void sit(undefined, false)}>Take the open seat</button> : null}</div>
           )}
           {mine && game && (
             <Hand cards={hand} back={game.back} selected={selected} onToggle={toggle} onPlay={play} enabled />

@@ -1,0 +1,57 @@
+// "Play now": one button per game that asks the server for a match (FindMatch) and opens the
+// waiting page; "Rated" for signed-in players (a table of close ratings, which moves them).
+// Matchmaking needs a player: signed out, the button asks for a guest name first.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api";
+import { MatchMode, type GameInfo } from "../gen/croupier/v1/croupier_pb";
+import { SignInDialog } from "../players/SignIn";
+import { usePlayer } from "../players/session";
+
+export function PlayNow({ games, onError }: { games: GameInfo[]; onError: (e: string) => void }): JSX.Element {
+  const { me } = usePlayer();
+  const [asking, setAsking] = useState<{ game: string; mode: MatchMode } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const find = async (game: string, mode: MatchMode) => {
+    setBusy(true);
+    try {
+      const ticket = await api.findMatch({ game, players: 0, mode });
+      location.hash = `#/match/${ticket.ticketId}`;
+    } catch (err) {
+      onError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const play = (game: string, mode: MatchMode) => (me ? void find(game, mode) : setAsking({ game, mode }));
+  const players = (g: GameInfo) => (g.minPlayers === g.maxPlayers ? `${g.minPlayers} players` : `${g.minPlayers}–${g.maxPlayers} players`);
+  return (
+    <section class="panel play-now" id="play-now">
+      <h2>Play now</h2>
+      <p class="muted play-now-note">A table with other players as soon as they come; bots take the seats nobody takes.</p>
+      <ul class="play-games">
+        {games.map((g) => (
+          <li key={g.name} class="play-game" data-game={g.name}>
+            <div class="play-game-name">
+              <b>{g.title}</b>
+              <span class="muted">{players(g)} · <a href={`#/leaderboard/${g.name}`} class="board-link">leaderboard</a></span>
+            </div>
+            <div class="play-game-buttons">
+              <button type="button" class="primary play-quick" data-game={g.name} disabled={busy}
+                onClick={() => play(g.name, MatchMode.QUICK)}>Play now</button>
+              {me && (
+                <button type="button" class="secondary play-rated" data-game={g.name} disabled={busy}
+                  onClick={() => play(g.name, MatchMode.RATED)} title="players of close ratings; the result moves your rating">Rated</button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {asking && (
+        <SignInDialog why="Play now seats you at a table with other players, so the server needs to know who you are: a name is enough."
+          onCancel={() => setAsking(null)}
+          onDone={() => { const a = asking; setAsking(null); void find(a.game, a.mode); }} />
+      )}
+    </section>
+  );
+}
