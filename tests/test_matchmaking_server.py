@@ -158,7 +158,10 @@ def test_a_ticket_nobody_asks_about_expires(mm: Client) -> None:
                              metadata=player_md(token), timeout=10)
     assert seen.status == pb.TICKET_STATUS_EXPIRED
     # the player's slot is free again
-    assert find(mm, token, "dou_dizhu", options={"deals": 7}).ticket_id != ticket.ticket_id
+    fresh = find(mm, token, "dou_dizhu", options={"deals": 7})
+    assert fresh.ticket_id != ticket.ticket_id
+    mm.stub.CancelTicket(pb.GetTicketRequest(ticket_id=fresh.ticket_id),
+                         metadata=player_md(token), timeout=10)
 
 
 def test_watch_ticket_streams_until_matched(mm: Client) -> None:
@@ -228,9 +231,10 @@ def _metric(server: ServerProcess, name: str, **labels: str) -> float:
 
 def test_the_queues_state_is_metrics(mm: Client, mm_server: ServerProcess) -> None:
     _, token = guest(mm, "counted")
-    ticket = find(mm, token, "dou_dizhu", options={"deals": 9})
+    # the module's only rated queue of this game: nobody else's ticket counts
+    ticket = find(mm, token, "dou_dizhu", options={"deals": 9}, mode=pb.MATCH_MODE_RATED)
     time.sleep(0.5)  # a matcher round or more
-    waiting = ("croupier_match_waiting_tickets", {"game": "dou_dizhu", "mode": "quick"})
+    waiting = ("croupier_match_waiting_tickets", {"game": "dou_dizhu", "mode": "rated"})
     assert _metric(mm_server, waiting[0], **waiting[1]) == 1
     mm.stub.CancelTicket(pb.GetTicketRequest(ticket_id=ticket.ticket_id),
                          metadata=player_md(token), timeout=10)
