@@ -382,7 +382,8 @@ def _serve(args: argparse.Namespace) -> int:
         api_keys=args.api_keys, tls_cert=args.tls_cert, tls_key=args.tls_key,
         tls_client_ca=args.tls_client_ca, abandon_waiting_seconds=args.abandon_waiting_after,
         abandon_playing_seconds=args.abandon_playing_after,
-        match_bots_after=",".join(args.match_bots_after or [defaults_bots_after()]),
+        # the flags after the environment's: a plain one replaces its default, GAME=S add
+        match_bots_after=",".join([defaults_bots_after(), *(args.match_bots_after or [])]),
         match_ticket_seconds=args.match_ticket_seconds,
         match_window_base=args.match_window_base,
         match_window_growth=args.match_window_growth, match_interval=args.match_interval,

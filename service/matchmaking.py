@@ -36,7 +36,7 @@ from service import ratings
 from service.model import BOT_PLAYER_PREFIX, PLAYERS_LADDER, EventKind, SeatKind, Status
 from service.store import StoreUnavailable
 from service.tables import SeatRequest, TableError, Tables
-from service.tickets import KEEP_FINISHED_SECONDS, Mode, Ticket, TicketStore
+from service.tickets import KEEP_FINISHED_SECONDS, Mode, Ticket, TicketStore, queue_labels
 from service.validation import game_options
 
 log = get_logger("croupier.matchmaking")
@@ -240,13 +240,14 @@ class Matchmaker:
         matched = 0
         counts: dict[tuple[str, str], int] = {}
         for queue in await self.tickets.queues():
-            waiting = await self.tickets.waiting(queue)
-            if waiting:
-                key = (waiting[0].game, waiting[0].mode)
-                counts[key] = counts.get(key, 0) + len(waiting)
+            key = queue_labels(queue)
             if not await self.tickets.lease(queue, self.owner, 4 * self.settings.interval + 1,
                                             now):
+                # another replica groups it: only counted here (the gauge is per replica)
+                counts[key] = counts.get(key, 0) + await self.tickets.count(queue)
                 continue
+            waiting = await self.tickets.waiting(queue)
+            counts[key] = counts.get(key, 0) + len(waiting)
             matched += await self._queue_round(waiting, now)
         for key in self._seen_queues - counts.keys():
             WAITING.labels(*key).set(0)

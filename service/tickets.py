@@ -50,6 +50,12 @@ def queue_key(game: str, players: int, options: str, mode: str) -> str:
     return f"{game}:{players}:{mode}:{digest}"
 
 
+def queue_labels(queue: str) -> tuple[str, str]:
+    """(game, mode) of a queue key, for metrics."""
+    game, _, mode = queue.split(":", 3)[:3] if queue.count(":") >= 3 else (queue, "", "")
+    return game, mode
+
+
 @dataclass(frozen=True)
 class Ticket:
     ticket_id: str

@@ -5,7 +5,9 @@ open ticket per player and game, bad input changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from service.model import PLAYERS_LADDER, RatedMatch, Rating
 from service.store_sqlite import SQLiteStore
 from tests.matchmaking_support import find, wait_matched
 from tests.players_support import guest, join_as, player_md
-from tests.support import Client, ServerProcess
+from tests.support import Client, ServerProcess, free_port
 
 TICKET_SECONDS = 3.0
 
@@ -27,6 +29,7 @@ def mm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProces
     proc = ServerProcess(
         db=tmp_path_factory.mktemp("mm") / "croupier.db",
         extra=("--fill-interval", "0.1", "--match-interval", "0.1",
+               "--metrics-port", str(free_port()),
                "--match-bots-after", "30", "--match-bots-after", "dos=1",
                "--match-ticket-seconds", str(TICKET_SECONDS),
                "--match-window-base", "3", "--match-window-growth", "0"),
@@ -155,7 +158,10 @@ def test_a_ticket_nobody_asks_about_expires(mm: Client) -> None:
                              metadata=player_md(token), timeout=10)
     assert seen.status == pb.TICKET_STATUS_EXPIRED
     # the player's slot is free again
-    assert find(mm, token, "dou_dizhu", options={"deals": 7}).ticket_id != ticket.ticket_id
+    fresh = find(mm, token, "dou_dizhu", options={"deals": 7})
+    assert fresh.ticket_id != ticket.ticket_id
+    mm.stub.CancelTicket(pb.GetTicketRequest(ticket_id=fresh.ticket_id),
+                         metadata=player_md(token), timeout=10)
 
 
 def test_watch_ticket_streams_until_matched(mm: Client) -> None:
@@ -210,3 +216,34 @@ def test_tickets_need_a_player(mm: Client) -> None:
             mm.stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id),
                               metadata=player_md(token), timeout=10)
         assert refused.value.code() == code
+
+
+def _metric(server: ServerProcess, name: str, **labels: str) -> float:
+    port = server.extra[server.extra.index("--metrics-port") + 1]
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        m = re.fullmatch(rf"{name}{{(.*)}} (\S+)", line)
+        if m and all(f'{k}="{v}"' in m.group(1) for k, v in labels.items()):
+            total += float(m.group(2))
+    return total
+
+
+def test_the_queues_state_is_metrics(mm: Client, mm_server: ServerProcess) -> None:
+    _, token = guest(mm, "counted")
+    # the module's only rated queue of this game: nobody else's ticket counts
+    ticket = find(mm, token, "dou_dizhu", options={"deals": 9}, mode=pb.MATCH_MODE_RATED)
+    time.sleep(0.5)  # a matcher round or more
+    waiting = ("croupier_match_waiting_tickets", {"game": "dou_dizhu", "mode": "rated"})
+    assert _metric(mm_server, waiting[0], **waiting[1]) == 1
+    mm.stub.CancelTicket(pb.GetTicketRequest(ticket_id=ticket.ticket_id),
+                         metadata=player_md(token), timeout=10)
+    time.sleep(0.5)
+    assert _metric(mm_server, waiting[0], **waiting[1]) == 0
+    before = _metric(mm_server, "croupier_match_seconds_count", game="dobro")
+    pair = [guest(mm, f"pair{i}") for i in range(2)]
+    opened = [find(mm, t, "dobro", players=2, options={"deals": 2}) for _, t in pair]
+    for (_, t), o in zip(pair, opened, strict=True):
+        wait_matched(mm, t, o.ticket_id)
+    assert _metric(mm_server, "croupier_match_seconds_count", game="dobro") == before + 2
+    assert _metric(mm_server, "croupier_match_tickets_total", game="dobro", bots="no") >= 2
