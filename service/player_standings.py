@@ -119,7 +119,7 @@ class GameStanding:
     game: str
     standing: Standing | None  # None: never rated in this game
     history: list[RatingPoint]  # oldest first, the newest HISTORY_POINTS
-    games_played: int  # tables played to the end, rated or not
+    games_played: int  # tables played to the end (rated ones: `_played`)
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,8 @@ async def profile(tables: Tables, player_id: str, name: str = "", guest: bool | 
 async def _played(tables: Tables, player_id: str, rated: Mapping[str, Rating], own: bool
                   ) -> tuple[dict[str, int], list[TableRecord]]:
     """Tables played to the end per game, and the newest of them still stored (another
-    player's private ones left out), newest first: from the rated history."""
+    player's private ones left out), newest first. From the rated tables alone: unrated ones
+    need the store's index of players' tables."""
     counts = {game: r.matches for game, r in rated.items()}
     ids: list[tuple[float, str]] = []
     for game in rated:
