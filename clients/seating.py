@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+import grpc
 from croupier.v1 import croupier_pb2, croupier_pb2_grpc
 from google.protobuf import struct_pb2
 from rich.console import Console
@@ -105,8 +106,14 @@ def matched_table(console: Console, stub: croupier_pb2_grpc.CroupierStub,
     mode = croupier_pb2.MATCH_MODE_RATED if args.rated else croupier_pb2.MATCH_MODE_QUICK
     request = croupier_pb2.FindMatchRequest(game=args.game, players=args.players,
                                             options=options, mode=mode)
-    ticket = TicketWait(console, stub, _metadata(identity, args.api_key),
-                        info.title or info.name).run(request)
+    try:
+        ticket = TicketWait(console, stub, _metadata(identity, args.api_key),
+                            info.title or info.name).run(request)
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise
+        raise SeatingError("this server has no matchmaking: play at a table of your own with "
+                           "--bots LEVEL, or join one with --table ID") from None
     joined = join(stub, ticket.table_id, ticket.seat, args.name, identity)
     return Seated(ticket.table_id, joined.seat, joined.token, info,
                   others_line(joined.table, joined.seat))

@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +30,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
-from tests.support import ServerProcess
+from tests.support import ServerProcess, wait_serving
 
 ISSUER = "https://id.example.test/"
 AUDIENCE = "croupier-tests"
@@ -197,8 +198,26 @@ def trusting_server(tmp: Path, jwks_source: str, *flags: str) -> ServerProcess:
     tmp.mkdir(parents=True, exist_ok=True)
     provider = (("--identity-jwks", jwks_source, "--identity-issuer", ISSUER,
                  "--identity-audience", AUDIENCE) if jwks_source else ())
-    return ServerProcess(db=tmp / "croupier.db",
-                         extra=("--fill-interval", "0.1", *provider, *flags)).start()
+    server = ServerProcess(db=tmp / "croupier.db",
+                           extra=("--fill-interval", "0.1", *provider, *flags))
+    try:
+        return server.start()
+    except TimeoutError:  # a machine busy with other work: give it longer before failing
+        wait_serving(server.address, timeout=60, proc=server.proc)
+        return server
+
+
+def trusting_servers(*specs: tuple[Path, str, tuple[str, ...]]) -> list[ServerProcess]:
+    """Several `trusting_server`s (tmp, JWKS source, flags), started at once."""
+    with ThreadPoolExecutor(len(specs)) as pool:
+        futures = [pool.submit(trusting_server, tmp, source, *flags)
+                   for tmp, source, flags in specs]
+    started = [f.result() for f in futures if f.exception() is None]
+    if len(started) < len(specs):  # one did not start: stop the others, then say why
+        for server in started:
+            server.stop()
+        next(f for f in futures if f.exception() is not None).result()
+    return started
 
 
 def bearer_md(token: str) -> tuple[tuple[str, str], ...]:

@@ -34,6 +34,7 @@ from tests.identity_support import (
     table_state,
     tampered,
     trusting_server,
+    trusting_servers,
     unsigned,
     write_jwks,
 )
@@ -393,48 +394,41 @@ def test_a_provider_display_name_reaches_clients_printable(
 # --- guests --------------------------------------------------------------------------------
 
 
-def test_a_guest_of_one_server_is_nobody_to_another(
-    client: Client, tmp_path: Path
-) -> None:
-    other = trusting_server(tmp_path / "other", "")
-    c = Client(other.address)
-    try:
-        guest = client.stub.CreateGuest(pb.CreateGuestRequest(name="Wanda"), timeout=10)
-        assert client.stub.WhoAmI(pb.WhoAmIRequest(), metadata=bearer_md(guest.token),
-                                  timeout=10).player_id == guest.player.player_id
-        table = c.create("dou_dizhu")
-        before = table_state(c.stub, table.table_id)
-        for call, request in ((c.stub.WhoAmI, pb.WhoAmIRequest()),
-                              (c.stub.JoinTable, pb.JoinTableRequest(table_id=table.table_id))):
-            code, message = refused(call, request, guest.token)
-            assert code == UNAUTH and "guest key" in message, message
-        assert table_state(c.stub, table.table_id) == before
-    finally:
-        c.close()
-        other.stop()
-
-
 def ed25519_pem() -> str:
     return ed25519.Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption()).decode()
 
 
-def test_guest_key_rotation_keeps_the_old_key_verifying(tmp_path: Path) -> None:
-    """The first key of --guest-key-file signs, every key verifies: a server whose file
-    holds a new key before the old one accepts the old guests and signs new ones with the
-    new key; a server that dropped the old key refuses the old guests."""
+def test_guests_of_one_key_are_nobody_to_another_and_rotation_keeps_the_old_key(
+    client: Client, tmp_path: Path
+) -> None:
+    """A guest token is worth nothing to a server with another guest key. The first key of
+    --guest-key-file signs, every key verifies: a server whose file holds a new key before
+    the old one accepts the old guests and signs new ones with the new key; a server that
+    dropped the old key refuses the old guests."""
     old, new = ed25519_pem(), ed25519_pem()
     files = {"old": old, "both": new + old, "new": new}
-    servers: dict[str, ServerProcess] = {}
-    clients: dict[str, Client] = {}
+    for name, text in files.items():
+        (tmp_path / f"{name}.pem").write_text(text)
+        (tmp_path / f"{name}.pem").chmod(0o600)
+    started = trusting_servers(*((tmp_path / name, "", ("--guest-key-file",
+                                                          str(tmp_path / f"{name}.pem")))
+                                 for name in files))
+    servers = dict(zip(files, started, strict=True))
+    clients = {name: Client(s.address) for name, s in servers.items()}
     try:
-        for name, text in files.items():
-            path = tmp_path / f"{name}.pem"
-            path.write_text(text)
-            path.chmod(0o600)
-            servers[name] = trusting_server(tmp_path / name, "", "--guest-key-file", str(path))
-            clients[name] = Client(servers[name].address)
+        # a guest of the module's server (its own key, beside its SQLite file) is nobody here
+        stranger = client.stub.CreateGuest(pb.CreateGuestRequest(name="Wanda"), timeout=10)
+        other = clients["both"]
+        table = other.create("dou_dizhu")
+        before = table_state(other.stub, table.table_id)
+        for call, request in ((other.stub.WhoAmI, pb.WhoAmIRequest()),
+                              (other.stub.JoinTable, pb.JoinTableRequest(
+                                  table_id=table.table_id))):
+            code, message = refused(call, request, stranger.token)
+            assert code == UNAUTH and "guest key" in message, message
+        assert table_state(other.stub, table.table_id) == before
 
         def who(server: str, token: str) -> grpc.StatusCode | str:
             try:

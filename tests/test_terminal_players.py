@@ -5,6 +5,7 @@ that comes back to its player from another terminal."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -18,8 +19,9 @@ import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from tests.bot_support import CROUPIER, REPO, child_env
+from tests.bot_support import CROUPIER, REPO, Bots, child_env
 from tests.identity_support import SigningKey, claims, trusting_server, write_jwks
+from tests.pty_support import play_in_pty
 from tests.support import Client, ServerProcess
 
 pytestmark = pytest.mark.e2e
@@ -222,3 +224,73 @@ def test_the_waiting_line_says_time_waited_players_found_and_when_bots_come() ->
     assert waiting_line(rated, 0.0, 0.0) == (
         "Waiting for a rated match of dou_dizhu: 0 s, 1 of 3 players found "
         "(your rating 21.4).")
+
+
+# --- matchmaking ---------------------------------------------------------------------------
+
+
+def matchmaking_on_server() -> bool:
+    """Whether this checkout's server has matchmaking (its flags), for the tests below."""
+    from service.config import ServeConfig
+
+    return "match_bots_after" in {f.name for f in dataclasses.fields(ServeConfig)}
+
+
+needs_matchmaking = pytest.mark.skipif(not matchmaking_on_server(),
+                                       reason="the server has no matchmaking yet")
+
+
+@needs_matchmaking
+def test_play_game_is_matched_with_bots_and_played_to_the_end(tmp_path: Path) -> None:
+    """`croupier play GAME`: a quick match ticket, the wait shown, bots in the seats nobody
+    came for once the server's bot wait is over, then the match as ever, to its end."""
+    server = trusting_server(tmp_path / "matched", "", "--match-bots-after", "1")
+    bots = Bots(server.address, tmp_path / "bots.log")
+    try:
+        play = play_in_pty(server.address, "dou_dizhu", [], tmp_path / "play.txt",
+                           lambda prompts, listed: "#1")
+        text = play.text
+        assert play.exitstatus == 0, text[-3000:]
+        assert re.search(r"Waiting for a quick match of Dou Dizhu: \d+ s, 1 of 3 players "
+                         r"found; bots (fill the empty seats in \d+ s|are taking)", text), text
+        who = re.search(YOU_ARE, text)
+        seated = re.search(SEATED, text)
+        assert who and seated, text[:2000]
+        c = Client(server.address)
+        table = c.view(seated.group(1)).table
+        c.close()
+        seat = int(seated.group(2))
+        assert table.seats[seat].player_id == who.group(3)  # the seat is the player's
+        assert sum(s.is_bot for s in table.seats) == 2
+        assert "Final scores" in text
+    finally:
+        bots.stop()
+        server.stop()
+
+
+@needs_matchmaking
+def test_ctrl_c_while_waiting_cancels_the_ticket(tmp_path: Path) -> None:
+    server = trusting_server(tmp_path / "waiting", "", "--match-bots-after", "600")
+    config = tmp_path / "config"
+    c = Client(server.address)
+    try:
+        child = spawn(server, config, "dou_dizhu", "--players", "3", "--rated")
+        child.expect(r"Waiting for a rated match of Dou Dizhu: \d+ s, 1 of 3 players found")
+        child.expect(r"Waiting for a rated match of Dou Dizhu: [1-9]\d* s")  # the time runs
+        child.sendintr()
+        child.expect("Stopped looking for a match \\(ticket cancelled\\)")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 130
+        cancelled_at = time.time()
+        token = json.loads(identity_file(config).read_text())["servers"][server.address]["token"]
+        # the same player asking again gets a new ticket: the old one is not open any more
+        again = c.stub.FindMatch(pb.FindMatchRequest(game="dou_dizhu", players=3,
+                                                     mode=pb.MATCH_MODE_RATED),
+                                 metadata=(("authorization", f"Bearer {token}"),), timeout=10)
+        assert again.created_at >= cancelled_at - 0.5, (again.created_at, cancelled_at)
+        c.stub.CancelTicket(pb.GetTicketRequest(ticket_id=again.ticket_id),
+                            metadata=(("authorization", f"Bearer {token}"),), timeout=10)
+    finally:
+        c.close()
+        server.stop()
