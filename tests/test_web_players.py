@@ -15,9 +15,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from croupier.v1 import croupier_pb2 as pb
 
+from tests.players_support import player_md
 from tests.support import Client, ServerProcess
 from tests.web_players_support import (
+    SLOW_GAME,
     hold_identity,
     identity_of,
     new_guest,
@@ -73,13 +76,39 @@ def presence_of(page: Page, seat: int) -> str:
 def test_a_guest_sign_in_is_remembered_and_checked_again(
     stack: ServerProcess, browser: Browser, size: str
 ) -> None:
+    """Play now, signed out, asks a name first; the waiting page counts and cancels; the
+    browser keeps the player across a reload (WhoAmI), and forgets a token the server refuses."""
     with watched_page(browser, size) as w:
         page = w.page
         page.goto(stack.web_url)
-        player_id = sign_in(page, f"Ann {size}")
-        assert "Ann" in page.inner_text("#me")
+        page.click(f".play-quick[data-game='{SLOW_GAME}']")
+        page.wait_for_selector("#sign-in .sign-in-why")
+        page.fill("#guest-name", f"Ann {size}")
+        page.click("#sign-in-submit")
+        page.wait_for_url("**/#/match/*")
+        ticket_id = page.url.rsplit("/", 1)[1]
+        page.wait_for_selector("#match[data-status='WAITING']")
+        page.wait_for_selector("#waited:not([data-seconds='0'])")  # the clock counts
+        assert page.get_attribute("#found", "data-players") == "2"
+        assert page.get_attribute("#found", "data-found") == "1"
+        assert "Bots take the empty seats in" in page.inner_text("#bots-at")
+        no_horizontal_scroll(page)
+        page.screenshot(path=str(ARTIFACTS / f"players-waiting-{size}.png"))
+        identity = identity_of(page)
+        page.click("#cancel-match")
+        page.wait_for_selector("#play-now")
+        client = Client(stack.address)
+        try:
+            ticket = client.stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id),
+                                           metadata=player_md(str(identity["token"])), timeout=10)
+        finally:
+            client.close()
+        assert ticket.status == pb.TICKET_STATUS_CANCELLED
+        player_id = identity["playerId"]
+        assert f"Ann {size}" in page.inner_text("#me")
         page.reload()
         page.wait_for_selector(f"#player-bar[data-player='{player_id}']")  # WhoAmI took it
+        assert page.locator(f".play-rated[data-game='{SLOW_GAME}']").count() == 1
         no_horizontal_scroll(page)
         page.screenshot(path=str(ARTIFACTS / f"players-lobby-{size}.png"))
         # a token the server does not take: signed out, and told so
@@ -92,6 +121,7 @@ def test_a_guest_sign_in_is_remembered_and_checked_again(
         sign_in(page, "Ann again")
         page.click("#sign-out")
         page.wait_for_selector("#name")
+        assert page.evaluate("() => localStorage.getItem('croupier.identity')") is None
         w.check_errors_but(["401", "UNAUTHENTICATED"])
 
 
@@ -109,11 +139,7 @@ def test_play_now_resume_elsewhere_and_a_refused_seat(
         identity = identity_of(page)
         page.click(".play-quick[data-game='dou_dizhu']")
         page.wait_for_url("**/#/match/*")
-        page.wait_for_selector("#match[data-status='WAITING'], #match[data-status='MATCHED']")
-        if page.get_attribute("#match", "data-status") == "WAITING":
-            assert page.get_attribute("#found", "data-players") == "3"
-            page.screenshot(path=str(ARTIFACTS / f"players-waiting-{size}.png"))
-        page.wait_for_url("**/#/table/*", timeout=30_000)
+        page.wait_for_url("**/#/table/*", timeout=30_000)  # bots came
         table_id = page.url.rsplit("/", 1)[1]
         page.wait_for_selector("#role[data-seat]:not([data-seat=''])")
         seat = int(page.get_attribute("#role", "data-seat") or -1)

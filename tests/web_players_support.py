@@ -25,8 +25,10 @@ from tests.support import Client, ServerProcess, free_port
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-# seconds before matchmaking seats bots, and the presence heartbeat: short, for the tests
+# seconds before matchmaking seats bots, and the presence heartbeat: short, for the tests;
+# one game's queue waits long, for a waiting page that stays until it is cancelled
 BOTS_AFTER = 1.5
+SLOW_GAME = "dobro"
 HEARTBEAT = 0.5
 
 
@@ -37,6 +39,7 @@ def players_stack(tmp: Path) -> Iterator[ServerProcess]:
     server = ServerProcess(
         db=tmp / "croupier.db", web_port=free_port(),
         extra=("--fill-interval", "0.1", "--match-bots-after", str(BOTS_AFTER),
+               "--match-bots-after", f"{SLOW_GAME}=600",
                "--presence-seconds", str(HEARTBEAT), "--gone-after", "30")).start()
     bots = Bots(server.address, tmp / "bots.log", workers=1, poll=0.05)
     try:

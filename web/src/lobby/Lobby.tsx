@@ -132,8 +132,8 @@ export function Lobby(): JSX.Element {
         <PlayerBar />
       </header>
       {error && <div class="error" role="alert" id="status">{error}</div>}
-      {games.length > 0 && <PlayNow games={games} onError={setError} />}
       <MyTables titleOf={titleOf} />
+      {games.length > 0 && <PlayNow games={games} onError={setError} />}
       <section class="panel">
         <h2>New table</h2>
         {games.length ? <CreateForm games={games} onError={setError} infoJson={(g) => toJson(GameInfoSchema, g) as JsonObject} />

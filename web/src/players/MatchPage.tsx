@@ -26,6 +26,7 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
   const [title, setTitle] = useState("");
   const [leaving, setLeaving] = useState(false);
   const joined = useRef(false);
+  const watching = useRef<Promise<void>>(Promise.resolve()); // the watch, until it ends
 
   useEffect(() => {
     const t = window.setInterval(() => setNow(Date.now()), 250);
@@ -83,7 +84,7 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     };
-    void run();
+    watching.current = run();
     return () => abort.abort();
   }, [ticketId, me?.playerId]);
 
@@ -96,6 +97,8 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
     setLeaving(true);
     try {
       await api.cancelTicket({ ticketId });
+      // the server ends the watch with the cancelled ticket: leave once it has (not cut)
+      await Promise.race([watching.current, new Promise((r) => setTimeout(r, 2000))]);
       location.hash = "#/";
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.FailedPrecondition) {
