@@ -44,7 +44,7 @@ log = get_logger("croupier.matchmaking")
 # ratings read from the store are reused this long (every FindMatch of a game needs them)
 RATINGS_FRESH_SECONDS = 2.0
 # levels never rated stand at these conservative ratings: weakest first, a step apart, so a
-# newcomer (0: never rated) meets "easy" (see docs/players-matchmaking.md)
+# newcomer (0: never rated) meets "easy" (see docs/players.md, Matchmaking)
 LEVEL_PRIOR_FIRST = -10.0
 LEVEL_PRIOR_STEP = 5.0
 # how often finished tickets are purged (seconds)

@@ -49,7 +49,7 @@ def test_croupier_play_names_the_levels_its_bots_take() -> None:
     from clients.terminal import play_parser
 
     text = " ".join(play_parser().format_help().split())
-    listed = re.search(r"by its API name: ([a-z, ]+?) \(", text)
+    listed = re.search(r"bots of this level instead of being matched: ([a-z, ]+?) \(", text)
     assert listed is not None, text
     assert re.split(r", | or ", listed.group(1)) == list(LEVELS)
 
