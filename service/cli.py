@@ -293,6 +293,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_IDENTITY_DEV_SECRET_FILE)",
     )
     players.add_argument(
+        "--identity-refresh-seconds", type=float, metavar="S",
+        default=defaults.identity_refresh_seconds,
+        help="least time between two fetches of the JWKS when a token names an unknown key "
+        "(env CROUPIER_IDENTITY_REFRESH_SECONDS; default %(default)s)",
+    )
+    players.add_argument(
         "--guests", choices=("on", "off"), default="on" if defaults.guests else "off",
         help="CreateGuest gives new guest players a token the server signs (env "
         "CROUPIER_GUESTS; default %(default)s)",
@@ -394,7 +400,8 @@ def _serve(args: argparse.Namespace) -> int:
         identity_algorithms=args.identity_algorithms,
         identity_player_claim=args.identity_player_claim,
         identity_name_claim=args.identity_name_claim,
-        identity_dev_secret_file=args.identity_dev_secret_file, guests=args.guests == "on",
+        identity_dev_secret_file=args.identity_dev_secret_file,
+        identity_refresh_seconds=args.identity_refresh_seconds, guests=args.guests == "on",
         guest_key_file=args.guest_key_file, guest_days=args.guest_days,
     )
     try:

@@ -85,6 +85,7 @@ class ServeConfig:
     identity_player_claim: str = "sub"
     identity_name_claim: str = "name"
     identity_dev_secret_file: str = ""  # HS256 secret, development only
+    identity_refresh_seconds: float = 10.0  # least time between two JWKS fetches on unknown kids
     guests: bool = True
     guest_key_file: str = ""  # "" = the store's shared key (beside SQLite, in Redis)
     guest_days: float = 30.0
@@ -129,6 +130,7 @@ class ServeConfig:
             identity_player_claim=env("IDENTITY_PLAYER_CLAIM", "sub"),
             identity_name_claim=env("IDENTITY_NAME_CLAIM", "name"),
             identity_dev_secret_file=env("IDENTITY_DEV_SECRET_FILE", ""),
+            identity_refresh_seconds=env_float("IDENTITY_REFRESH_SECONDS", 10.0),
             guests=env("GUESTS", "on").lower() not in ("off", "0", "false", "no"),
             guest_key_file=env("GUEST_KEY_FILE", ""),
             guest_days=env_float("GUEST_DAYS", 30.0),
@@ -195,6 +197,9 @@ class ServeConfig:
                     f"cannot read the identity secret file {self.identity_dev_secret_file}: "
                     f"{e.strerror}"
                 ) from None
+        if not 0 < self.identity_refresh_seconds <= 3600:
+            raise ValueError("the JWKS is fetched again 0 to 3600 s apart "
+                             "(--identity-refresh-seconds)")
         if not 0 < self.guest_days <= 366:
             raise ValueError("guest tokens live 0 to 366 days (--guest-days)")
         return IdentitySettings(
@@ -205,6 +210,7 @@ class ServeConfig:
             player_claim=self.identity_player_claim,
             name_claim=self.identity_name_claim,
             dev_secret=secret,
+            refresh_seconds=self.identity_refresh_seconds,
             guests=self.guests,
             guest_seconds=self.guest_days * 24 * 3600.0,
         )

@@ -549,22 +549,26 @@ async def run_table_clock(
         jobs += (("rate", rater.sweep, "finished_tables_rated", "tables"),)
     store_down = False  # a store outage (Redis restarting) is logged once, not every round
     while True:
+        # the outage ends when a whole round reaches the store: a job that happens not to
+        # touch it (nothing to rate) must not announce a recovery the next job contradicts
+        unreachable: StoreUnavailable | None = None
         for name, job, event, field_ in jobs:
             try:
                 done = await job()
             except StoreUnavailable as exc:
-                if not store_down:
-                    bg.warning("background_paused_store_unreachable", error=str(exc))
-                    store_down = True
+                unreachable = unreachable or exc
                 continue
             except Exception as exc:  # keep going even if one round fails
                 bg.error(f"{name}_failed", error=type(exc).__name__)
                 continue
-            if store_down:
-                bg.info("background_resumed")
-                store_down = False
             if done:
                 bg.info(event, **{field_: done})
+        if unreachable is not None and not store_down:
+            bg.warning("background_paused_store_unreachable", error=str(unreachable))
+            store_down = True
+        elif unreachable is None and store_down:
+            bg.info("background_resumed")
+            store_down = False
         await asyncio.sleep(interval)
 
 

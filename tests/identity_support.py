@@ -197,7 +197,9 @@ def trusting_server(tmp: Path, jwks_source: str, *flags: str) -> ServerProcess:
     the provider whose JWKS is at `jwks_source` (a URL or a file; "" for none)."""
     tmp.mkdir(parents=True, exist_ok=True)
     provider = (("--identity-jwks", jwks_source, "--identity-issuer", ISSUER,
-                 "--identity-audience", AUDIENCE) if jwks_source else ())
+                 "--identity-audience", AUDIENCE,
+                 # rotation tests wait for the next fetch: a short least interval
+                 "--identity-refresh-seconds", "2") if jwks_source else ())
     server = ServerProcess(db=tmp / "croupier.db",
                            extra=("--fill-interval", "0.1", *provider, *flags))
     try:

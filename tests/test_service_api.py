@@ -617,8 +617,8 @@ def test_a_quiet_stream_survives_its_clients_keepalive_pings(
 ) -> None:
     """A table waiting for people sends nothing for minutes; a client that pings to find dead
     connections (as the bot workers do, every 30 s) must not be cut off for pinging. Here it
-    pings every 5 s (the server accepts one every 4 s) through a quiet spell of 30 s (gRPC's own
-    default closes the connection within it: too_many_pings), and the stream then delivers
+    pings every 5 s (the server accepts one every 4 s) through a quiet spell of 20 s (gRPC's own
+    default, two strikes, closes the connection at the third ping: too_many_pings), and the stream then delivers
     the next event."""
     table = client.create()
     tid = table.table_id
@@ -635,7 +635,7 @@ def test_a_quiet_stream_survives_its_clients_keepalive_pings(
 
             call = pb_grpc.CroupierStub(channel).StreamTable(
                 pb.StreamTableRequest(table_id=tid, from_version=table.version))
-            await asyncio.sleep(30)  # nothing happens at the table meanwhile
+            await asyncio.sleep(20)  # nothing happens at the table meanwhile
             await asyncio.to_thread(client.join, tid, "late")
             event = await asyncio.wait_for(call.read(), 30)
             call.cancel()
