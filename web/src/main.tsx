@@ -7,6 +7,7 @@ import { Lobby } from "./lobby/Lobby";
 import { Leaderboard } from "./players/Leaderboard";
 import { MatchPage } from "./players/MatchPage";
 import { ProfilePage } from "./players/Profile";
+import { t, useLanguage } from "./i18n";
 import { checkIdentity, usePlayer } from "./players/session";
 import { TablePage } from "./table/TablePage";
 
@@ -16,12 +17,13 @@ import { TablePage } from "./table/TablePage";
 function App() {
   const [hash, setHash] = useState(location.hash);
   const { checked } = usePlayer();
+  useLanguage();
   useEffect(() => {
     const on = () => setHash(location.hash);
     window.addEventListener("hashchange", on);
     return () => window.removeEventListener("hashchange", on);
   }, []);
-  if (!checked) return <p class="loading">Loading…</p>;
+  if (!checked) return <p class="loading">{t("common.loading")}</p>;
   const [path, query = ""] = hash.replace(/^#/, "").split("?");
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const q = new URLSearchParams(query);
