@@ -7,10 +7,11 @@ import i18next from "i18next";
 import ICU from "i18next-icu";
 import { useEffect, useState } from "preact/hooks";
 import enCommon from "./en/common.json";
+import enErrors from "./en/errors.json";
 import enGames from "./en/games.json";
 import enTable from "./en/table.json";
 
-export const AREAS = ["common", "table", "games"] as const;
+export const AREAS = ["common", "table", "games", "errors"] as const;
 
 const instance = i18next.createInstance();
 void instance.use(ICU).init({
@@ -20,7 +21,7 @@ void instance.use(ICU).init({
   defaultNS: "common",
   nsSeparator: ".",
   keySeparator: false, // keys inside an area are flat: "leave.confirm"
-  resources: { en: { common: enCommon, table: enTable, games: enGames } },
+  resources: { en: { common: enCommon, table: enTable, games: enGames, errors: enErrors } },
   interpolation: { escapeValue: false }, // Preact escapes text
   initAsync: false,
 });
