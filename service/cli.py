@@ -112,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(env CROUPIER_FILL_INTERVAL; default %(default)s)",
     )
     serve.add_argument(
+        "--store-check-seconds",
+        type=float,
+        default=defaults.store_check_seconds,
+        help="seconds between checks that the store answers: readiness (the health of "
+        "croupier.v1.Croupier) and croupier_store_up follow them (env "
+        "CROUPIER_STORE_CHECK_SECONDS; default %(default)s)",
+    )
+    serve.add_argument(
         "--poll-seconds",
         type=float,
         default=defaults.poll_seconds,
@@ -381,6 +389,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServeConfig(
         listen=args.listen, store=args.store, log_level=args.log_level, log_file=args.log_file,
         grace=args.grace, drain=args.drain, fill_interval=args.fill_interval,
+        store_check_seconds=args.store_check_seconds,
         poll_seconds=args.poll_seconds, metrics_port=args.metrics_port,
         web_listen=args.web_listen, cors_origins=args.cors_origins, web_root=args.web_root,
         max_message_bytes=args.max_message_bytes, tables_per_client=args.tables_per_client,

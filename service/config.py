@@ -85,6 +85,7 @@ class ServeConfig:
     identity_player_claim: str = "sub"
     identity_name_claim: str = "name"
     identity_dev_secret_file: str = ""  # HS256 secret, development only
+    store_check_seconds: float = 2.0  # how often readiness asks the store whether it answers
     identity_refresh_seconds: float = 10.0  # least time between two JWKS fetches on unknown kids
     guests: bool = True
     guest_key_file: str = ""  # "" = the store's shared key (beside SQLite, in Redis)
@@ -131,6 +132,7 @@ class ServeConfig:
             identity_name_claim=env("IDENTITY_NAME_CLAIM", "name"),
             identity_dev_secret_file=env("IDENTITY_DEV_SECRET_FILE", ""),
             identity_refresh_seconds=env_float("IDENTITY_REFRESH_SECONDS", 10.0),
+            store_check_seconds=env_float("STORE_CHECK_SECONDS", 2.0),
             guests=env("GUESTS", "on").lower() not in ("off", "0", "false", "no"),
             guest_key_file=env("GUEST_KEY_FILE", ""),
             guest_days=env_float("GUEST_DAYS", 30.0),
@@ -184,6 +186,8 @@ class ServeConfig:
         return days * 86_400
 
     def identity(self) -> IdentitySettings:
+        if not 0 < self.store_check_seconds <= 300:
+            raise ValueError("the store is checked 0 to 300 s apart (--store-check-seconds)")
         from pathlib import Path
 
         from service.identity import IdentitySettings

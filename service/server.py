@@ -45,6 +45,7 @@ from service.rpc import bearer_token, log, streaming, unary
 from service.seats import Credential, hash_token, holds
 from service.security import ApiKeys, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
+from service.store_health import StoreWatch
 from service.store_redis import RedisStore
 from service.tables import Code, SeatRequest, TableError, Tables
 from service.tickets import open_tickets
@@ -741,14 +742,16 @@ async def start(config: ServeConfig | None = None) -> Server:
                 raise AddressInUse(web_listen, "web") from None
             raise
     await server.start()
-    for name in ("", SERVICE_NAME):
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    # liveness ("") is the process's; readiness (the service's) follows the store's answers
+    await health.set("", health_pb2.HealthCheckResponse.SERVING)
+    watch = StoreWatch(store, health, SERVICE_NAME, interval=config.store_check_seconds)
+    await watch.check(at_start=True)
     servicer.matchmaker = Matchmaker(tables, open_tickets(store), match)
     rater = PeopleRater(tables)
     tables.on_finished = rater.table_finished  # rated tables are rated as they finish
     fill_task = asyncio.create_task(
         _together(run_table_clock(tables, config.fill_interval, rater),
-                  run_matchmaker(servicer.matchmaker))
+                  run_matchmaker(servicer.matchmaker), watch.run())
     )
     return Server(server, store, tables, health, port, fill_task, web, guard, rater)
 

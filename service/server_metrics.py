@@ -44,6 +44,13 @@ TABLES = Gauge(
     multiprocess_mode="max",
 )
 
+STORE_UP = Gauge(
+    "croupier_store_up",
+    "1 while this server reaches its store (checked every few seconds), else 0: a server that "
+    "cannot reach it answers UNAVAILABLE and is not ready",
+    multiprocess_mode="min",
+)
+
 
 # labelled children by label values: labels() takes a lock and builds a key on every call,
 # and every RPC counts itself

@@ -186,6 +186,10 @@ class Store(ABC):
         """The table's presence map: seat -> when its person was last seen (unix seconds);
         seats never marked are absent."""
 
+    async def ping(self) -> None:
+        """Reaches the backend once; StoreUnavailable when it cannot (readiness asks this)."""
+        await self.get("health-probe")
+
     async def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Releases connections and files."""
 

@@ -769,6 +769,10 @@ class RedisStore(RedisPlayers, Store):
     async def wait_for_change(self, table_id: str, after_version: int, timeout: float) -> None:
         await self._reader.wait(table_id, after_version, timeout)
 
+    async def ping(self) -> None:
+        with _reachable():
+            await self._redis.ping()
+
     async def close(self) -> None:
         await self._reader.close()
         await self._redis.aclose(close_connection_pool=True)
