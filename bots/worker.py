@@ -41,6 +41,7 @@ from common.channel import add_key_flags, api_key_of, check_tls_files
 log = structlog.get_logger("croupier.bots")
 
 SEARCH_SHARE = 0.8  # of a decision's time left that a capped search may take
+DEFAULT_METRICS_HOST = "127.0.0.1"  # metrics are for this host unless the operator opens them
 
 __all__ = ["STOP_GRACE", "LevelBot", "Settings", "Worker", "build_parser", "main"]
 
@@ -225,8 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics-port",
         type=int,
         default=int(os.environ.get("CROUPIER_BOT_METRICS_PORT", "0")),
-        help="serve Prometheus metrics (decision latency) at http://0.0.0.0:PORT/metrics; "
-        "0 = off (env CROUPIER_BOT_METRICS_PORT; default %(default)s)",
+        help="serve Prometheus metrics (decision latency) at http://HOST:PORT/metrics (HOST: "
+        "--metrics-host); 0 = off (env CROUPIER_BOT_METRICS_PORT; default %(default)s)",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default=os.environ.get("CROUPIER_BOT_METRICS_HOST", DEFAULT_METRICS_HOST),
+        help="the address the metrics endpoint binds: loopback unless chosen, like the "
+        "server's --listen (0.0.0.0 in a container, for the scraper and the probe) (env "
+        "CROUPIER_BOT_METRICS_HOST; default %(default)s)",
     )
     add_key_flags(parser, "with the 'bots' role")
     parser.add_argument(
@@ -292,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     if settings.workers == 1:
         if args.metrics_port:
             try:
-                metrics.serve_http(args.metrics_port)
+                metrics.serve_http(args.metrics_port, args.metrics_host.strip("[]"))
             except OSError as e:
                 return _no_metrics(args.metrics_port, e)
         return asyncio.run(Worker(settings).run())
@@ -303,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = path  # inherited by the spawned workers
     try:
         try:
-            metrics.serve_multiprocess(args.metrics_port, "", path)
+            metrics.serve_multiprocess(args.metrics_port, args.metrics_host.strip("[]"), path)
         except OSError as e:
             return _no_metrics(args.metrics_port, e)
         return _supervise(settings)
