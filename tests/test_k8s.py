@@ -272,7 +272,7 @@ def test_dockerfile_installs_dependencies_from_the_lock_before_the_source() -> N
 
     source = first(r"^COPY (engines|service|bots|common|clients|protos|setup\.py)\b")
     assert first(r"uv sync --frozen --only-group build") < source
-    assert first(r"uv export --frozen .*-o /tmp/runtime.txt") < source
+    assert first(r"uv export .*--frozen .*-o /tmp/runtime.txt") < source
     assert first(r"uv pip install .*--require-hashes .*-r /tmp/runtime.txt") < source
     assert first(r"pip install --require-hashes -r requirements-uv.txt") < source
     assert first(r"^COPY pyproject.toml uv.lock") < source
