@@ -407,6 +407,7 @@ class TableFilter:
             self.bot_open_before is not None
             or self.fill_due_before is not None
             or self.idle_before is not None
+            or self.pause_due_before is not None
         )
 
     def order_key(self, record: TableRecord) -> tuple[float, str]:
@@ -418,6 +419,8 @@ class TableFilter:
             return (record.fill_due_at() or 0.0, record.table_id)
         if self.idle_before is not None:
             return (record.seen_at, record.table_id)
+        if self.pause_due_before is not None:
+            return (record.next_deal_at, record.table_id)
         return (record.created_at, record.table_id)
 
 

@@ -53,7 +53,9 @@ class TablePacing(TableMoves):
         replica runs it; each end is a compare-and-set, one wins). Returns how many ended."""
         now = self.clock()
         started = 0
-        flt = TableFilter(status=Status.PLAYING, pause_due_before=now, limit=PAUSE_BATCH)
+        # no status in the filter: the tables in a pause come from its index alone (a table
+        # whose seat was given back meanwhile is left out below, as it waits for a seat)
+        flt = TableFilter(pause_due_before=now, limit=PAUSE_BATCH)
         for candidate in await self.store.list(flt):
             async with self.lock(candidate.table_id):
                 record = await self.store.get(candidate.table_id)

@@ -637,6 +637,8 @@ class SQLiteStore(SQLitePlayers, Store):
             column, direction, past = "fill_due_at", "", ">"
         elif flt.idle_before is not None:
             column, direction, past = "seen_at", "", ">"
+        elif flt.pause_due_before is not None:
+            column, direction, past = "next_deal_at", "", ">"
         else:
             column, direction, past = "created_at", " DESC", "<"
         if flt.after is not None:

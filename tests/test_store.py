@@ -168,16 +168,16 @@ async def test_the_pause_between_deals_round_trips_and_is_listed_when_due(
     await store.commit(later, [event("t2", 2, next_deal_at=1600.0)], 1)
     assert await store.get("t1") == paused
     assert await store.events_after("t1", 1) == [over]
-    due = await store.list(TableFilter(status=Status.PLAYING, pause_due_before=1550.0))
+    due = await store.list(TableFilter(pause_due_before=1550.0))
     assert [r.table_id for r in due] == ["t1"]
-    both = await store.list(TableFilter(status=Status.PLAYING, pause_due_before=1600.0))
+    both = await store.list(TableFilter(pause_due_before=1600.0))
     assert sorted(r.table_id for r in both) == ["t1", "t2"]
     started = paused.with_(version=3, next_deal_at=0.0, ready=())
     await store.commit(started, [event("t1", 3, kind=EventKind.DEAL_STARTS)], 2)
     assert await store.get("t1") == started
     assert [e.kind for e in await store.events_after("t1", 2)] == [EventKind.DEAL_STARTS]
     assert (await store.events_after("t1", 2))[0].next_deal_at == 0.0
-    due = await store.list(TableFilter(status=Status.PLAYING, pause_due_before=1600.0))
+    due = await store.list(TableFilter(pause_due_before=1600.0))
     assert [r.table_id for r in due] == ["t2"]
     await store.close()
 
