@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import math
 import signal
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -699,13 +700,13 @@ async def start(config: ServeConfig | None = None) -> Server:
     match = config.match_settings()
     identity = config.identity()
     credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
+    if not 0 <= config.deal_pause_seconds < math.inf:
+        raise ValueError("--deal-pause-seconds must be 0 or more seconds, got "
+                         f"{config.deal_pause_seconds}")
     for address, port_name in ((listen, "grpc"), (web_listen, "web")):
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
     store = open_store(config.store)
-    if config.deal_pause_seconds < 0:
-        raise ValueError(
-            f"the deal pause may not be negative, got {config.deal_pause_seconds} s")
     tables = Tables(store, abandon=abandon, presence=config.presence(),
                     deal_pause=config.deal_pause_seconds)
     server = grpc.aio.server(

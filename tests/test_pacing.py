@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +24,8 @@ from bots.sdk.pace import Pace, format_range, parse_range
 from bots.worker import build_parser as worker_parser
 from tests.bot_support import CROUPIER, Proc, bot_seats, human_seat
 from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
-from tests.support import Client, ServerProcess, bearer, rpc_code, stored_table
+from tests.support import CROUPIER as SUPPORT_CROUPIER
+from tests.support import REPO, Client, ServerProcess, bearer, rpc_code, stored_table
 
 pytestmark = pytest.mark.e2e
 
@@ -359,3 +361,14 @@ def test_think_time_settings_are_checked() -> None:
     assert worker_parser().parse_args(["--think-seconds", "0.1-0.2"]).think_seconds == (0.1, 0.2)
     with pytest.raises(SystemExit):
         worker_parser().parse_args(["--forced-think-seconds", "soon"])
+
+
+@pytest.mark.parametrize("value", ["-1", "nan"])
+def test_a_bad_deal_pause_stops_the_server_with_a_clear_error(value: str, tmp_path: Path) -> None:
+    out = subprocess.run(
+        [*SUPPORT_CROUPIER, "serve", "--listen", "127.0.0.1:0", "--store", "memory",
+         "--deal-pause-seconds", value],
+        capture_output=True, text=True, timeout=60, cwd=REPO,
+    )
+    assert out.returncode == 1
+    assert "--deal-pause-seconds must be 0 or more seconds" in out.stdout + out.stderr
