@@ -7,6 +7,8 @@ Settings are short so that the file stays quick: a 3 s pause, think times of 0.2
 
 from __future__ import annotations
 
+import asyncio
+import math
 import random
 import statistics
 import subprocess
@@ -16,13 +18,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+import pexpect
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
 from bots.sdk.pace import Pace, format_range, parse_range
 from bots.worker import build_parser as worker_parser
-from tests.bot_support import CROUPIER, Proc, bot_seats, human_seat
+from service.config import ServeConfig
+from service.server import start
+from tests.bot_support import CROUPIER, Proc, bot_seats, child_env, human_seat
+from tests.pty_support import PROMPT
 from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
 from tests.support import CROUPIER as SUPPORT_CROUPIER
 from tests.support import REPO, Client, ServerProcess, bearer, rpc_code, stored_table
@@ -363,12 +369,47 @@ def test_think_time_settings_are_checked() -> None:
         worker_parser().parse_args(["--forced-think-seconds", "soon"])
 
 
-@pytest.mark.parametrize("value", ["-1", "nan"])
-def test_a_bad_deal_pause_stops_the_server_with_a_clear_error(value: str, tmp_path: Path) -> None:
+def test_a_bad_deal_pause_stops_the_server_with_a_clear_error() -> None:
     out = subprocess.run(
         [*SUPPORT_CROUPIER, "serve", "--listen", "127.0.0.1:0", "--store", "memory",
-         "--deal-pause-seconds", value],
+         "--deal-pause-seconds", "-1"],
         capture_output=True, text=True, timeout=60, cwd=REPO,
     )
     assert out.returncode == 1
     assert "--deal-pause-seconds must be 0 or more seconds" in out.stdout + out.stderr
+    for value in (math.nan, math.inf):
+        with pytest.raises(ValueError, match="--deal-pause-seconds must be 0 or more"):
+            asyncio.run(start(ServeConfig(listen="127.0.0.1:0", store="memory",
+                                          deal_pause_seconds=value)))
+
+
+def test_enter_in_the_terminal_starts_the_next_deal(
+    paced: tuple[ServerProcess, Proc], client: Client, tmp_path: Path
+) -> None:
+    """`croupier play` against bots: at the deal's end it says how to start the next deal, and
+    Enter does it before the pause runs out."""
+    server = paced[0]
+    child = pexpect.spawn(
+        CROUPIER, ["play", "sobe_e_desce", "--server", server.address, "--name", "tester",
+                   "--bots", "random", "--option", "max_deals=2"],
+        cwd=str(REPO), env=child_env(NO_COLOR="1", TERM="xterm"), encoding="utf-8",
+        timeout=30, dimensions=(50, 120),
+    )
+    with (tmp_path / "play.txt").open("w") as log:
+        child.logfile_read = log
+        try:
+            child.expect(r"table ([0-9a-f]{16}), you are seat")
+            table_id = child.match.group(1)
+            while child.expect([PROMPT, r"press Enter to start it now"]) == 0:
+                child.sendline("#1")
+            child.sendline("")
+            child.expect("Ready for the next deal.")
+            child.expect("The next deal starts.")
+            child.sendline("quit")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+    log_ = events(client, table_id, pb.EVENT_KIND_DEAL_STARTS)
+    over = next(e for e in log_ if e.deal_over)
+    assert log_[-1].kind == pb.EVENT_KIND_DEAL_STARTS
+    assert log_[-1].time - over.time < PAUSE  # Enter ended it, not the clock
