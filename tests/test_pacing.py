@@ -223,13 +223,24 @@ def test_bots_think_at_a_table_with_a_person_and_carry_on_after_the_pause(
     paced: tuple[ServerProcess, Proc], client: Client
 ) -> None:
     """One person and three bots: each bot move comes THINK after the event before it; at the
-    deal's end the bots wait for DEAL_STARTS (no refused move) and then play on."""
-    _, bots = paced
+    deal's end the bots wait for DEAL_STARTS (no refused move) and then play on. Meanwhile the
+    same worker plays a table of bots alone at full speed: its waits block nothing."""
+    server, bots = paced
     table = client.create(
         "sobe_e_desce", players=4, seats=[human_seat(), *bot_seats(3)],
         options=options(max_deals=2),
     )
     client.join(table.table_id, name="person", seat=0)
+    beside: list[pb.TableEvent] = []
+    other = Client(server.address)
+
+    def bots_alone() -> None:
+        alone = other.create("sobe_e_desce", players=4, seats=bot_seats(4),
+                             options=options(max_deals=1))
+        beside.extend(events(other, alone.table_id, pb.EVENT_KIND_END, timeout=60))
+
+    watcher = threading.Thread(target=bots_alone)
+    watcher.start()
     rng = random.Random(3)
     log: list[pb.TableEvent] = []
     paused = False
@@ -262,6 +273,11 @@ def test_bots_think_at_a_table_with_a_person_and_carry_on_after_the_pause(
     assert len(gaps) >= 10
     assert min(gaps) >= THINK[0] - 0.02, gaps
     assert "move_refused" not in bots.log.read_text()
+    watcher.join(60)
+    other.close()
+    assert beside and beside[-1].kind == pb.EVENT_KIND_END
+    assert statistics.median(bot_gaps(beside, {0, 1, 2, 3})) < THINK[0] / 2
+    assert beside[-1].time < log[-1].time  # while the person's table was being played
 
 
 def test_bots_alone_neither_think_nor_pause(
