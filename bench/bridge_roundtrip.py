@@ -77,7 +77,7 @@ def record_decisions(tables: int, seed: int) -> list[Decision]:
     with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--listen", address,
-             "--store", "memory", "--log-level", "warning"],
+             "--store", "memory", "--log-level", "warning", "--deal-pause-seconds", "0"],
             cwd=REPO, stdout=out, stderr=out,
         )
         try:

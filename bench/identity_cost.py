@@ -198,7 +198,7 @@ async def run(rounds: int, joins: int, deals: int, keep_log: bool) -> str:
             [sys.executable, "-m", "service.cli", "serve", "--listen", address,
              "--store", f"sqlite:{tmp / 'croupier.db'}", "--log-level", "warning",
              "--identity-jwks", str(jwks_file), "--identity-issuer", ISSUER,
-             "--identity-audience", AUDIENCE],
+             "--identity-audience", AUDIENCE, "--deal-pause-seconds", "0"],
             cwd=REPO, stdout=log, stderr=log, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         async with grpc.aio.insecure_channel(address) as channel:

@@ -95,7 +95,8 @@ def _serve(address: str, store: str, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--listen", address, "--store",
-             store, "--log-level", "warning", "--match-bots-after", "600"],
+             store, "--log-level", "warning", "--match-bots-after", "600",
+             "--deal-pause-seconds", "0"],
             cwd=REPO, stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 

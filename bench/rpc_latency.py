@@ -373,6 +373,8 @@ async def run(
                 store or f"sqlite:{tmp / 'croupier.db'}",
                 "--log-level",
                 "info",
+                "--deal-pause-seconds",  # full speed: no pause between deals
+                "0",
             ],
             cwd=REPO,
             stdout=log,

@@ -137,7 +137,7 @@ async def with_server(run: Callable[[str, Callable[[], float | None]], Awaitable
     with open(tmp / "server.log", "wb") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--listen", address, "--store",
-             "memory", "--log-level", "warning"],
+             "memory", "--log-level", "warning", "--deal-pause-seconds", "0"],
             cwd=REPO, stdout=log, stderr=log, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
     try:

@@ -294,7 +294,9 @@ async def run(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="croupier-soak-"))
     addresses = [f"127.0.0.1:{free_port()}" for _ in range(args.replicas)]
     store, redis, shared_prefix = store_url(args, tmp)
-    servers = [Child(["serve", "--listen", a, "--store", store, "--fill-interval", "0.2"],
+    # full speed: no pause between deals, no bot think time (the soak plays the machinery)
+    servers = [Child(["serve", "--listen", a, "--store", store, "--fill-interval", "0.2",
+                      "--deal-pause-seconds", "0"],
                      tmp / f"server{i}.log") for i, a in enumerate(addresses)]
     for address in addresses:
         await wait_serving(address)
@@ -302,7 +304,8 @@ async def run(args: argparse.Namespace) -> int:
     # several replicas: one target naming all of them, the worker's channel balances per call
     target = addresses[0] if len(addresses) == 1 else "ipv4:" + ",".join(addresses)
     bots = Child(["bots", "--server", target, "--poll", "0.2", "--workers",
-                  str(args.bot_workers)], tmp / "bots.log")
+                  str(args.bot_workers), "--think-seconds", "0", "--forced-think-seconds", "0"],
+                 tmp / "bots.log")
     rng = random.Random(args.seed)
     soak, kills = Soak(), Counter[str]()
 

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     server = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--listen", f"127.0.0.1:{port}",
          "--store", f"sqlite:{tmp / 'c.db'}", "--web-listen", f"127.0.0.1:{web_port}",
-         "--log-level", "warning"],
+         "--log-level", "warning", "--deal-pause-seconds", "0"],
         stdout=log, stderr=log,
     )  # fmt: skip
     try:

@@ -34,6 +34,7 @@ from bots import metrics
 from bots.policy import DEFAULT_LEVEL, LEVELS, LevelPolicy, Policy, get_policy
 from bots.sdk import Bot, SeatContext
 from bots.sdk.net import DEFAULT_SERVER
+from bots.sdk.pace import DEFAULT_FORCED_THINK, DEFAULT_THINK, Pace, format_range, parse_range
 from bots.sdk.runner import DEFAULT_POLL, STOP_GRACE, Runner, RunnerSettings
 from common import logging as bot_logging
 from common.channel import add_key_flags, api_key_of, check_tls_files
@@ -59,6 +60,9 @@ class Settings:
     tls_ca: str = ""  # set: TLS, trusting this CA for the server's certificate
     tls_cert: str = ""  # with tls_key: the worker's client certificate (mutual TLS)
     tls_key: str = ""
+    # think time at tables where a person sits (bots.sdk.pace): a move, a forced move
+    think: tuple[float, float] = DEFAULT_THINK
+    forced_think: tuple[float, float] = DEFAULT_FORCED_THINK
 
     def serves(self, level: str) -> bool:
         return self.levels is None or (level or DEFAULT_LEVEL) in self.levels
@@ -68,7 +72,7 @@ class Settings:
         return RunnerSettings(
             server=self.server, levels=self.levels, key=self.api_key, tls_ca=self.tls_ca,
             tls_cert=self.tls_cert, tls_key=self.tls_key, name=self.name, poll=self.poll,
-            max_seats=0,
+            max_seats=0, pace=Pace(self.think, self.forced_think),
         )
 
 
@@ -187,6 +191,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _think_range(text: str) -> tuple[float, float]:
+    try:
+        return parse_range(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="croupier bots",
@@ -216,6 +227,24 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_float,
         default=os.environ.get("CROUPIER_BOT_POLL", str(DEFAULT_POLL)),
         help="seconds between lobby polls (env CROUPIER_BOT_POLL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--think-seconds",
+        metavar="MIN-MAX",
+        type=_think_range,
+        default=os.environ.get("CROUPIER_BOT_THINK_SECONDS", format_range(DEFAULT_THINK)),
+        help="at tables where a person sits, a move takes a random time in this range, its "
+        "decision included (tables of bots alone: no wait); 0 = no wait "
+        "(env CROUPIER_BOT_THINK_SECONDS; default %(default)s)",
+    )
+    parser.add_argument(
+        "--forced-think-seconds",
+        metavar="MIN-MAX",
+        type=_think_range,
+        default=os.environ.get(
+            "CROUPIER_BOT_FORCED_THINK_SECONDS", format_range(DEFAULT_FORCED_THINK)),
+        help="the same for a move that is the only legal one "
+        "(env CROUPIER_BOT_FORCED_THINK_SECONDS; default %(default)s)",
     )
     parser.add_argument(
         "--name",
@@ -296,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(
         server=args.server, workers=args.workers, levels=levels, poll=args.poll, name=args.name,
         api_key=key, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
+        think=args.think_seconds, forced_think=args.forced_think_seconds,
     )
     if settings.workers == 1:
         if args.metrics_port:

@@ -71,6 +71,8 @@ KIND_NAMES = {
     croupier_pb2.EVENT_KIND_MOVE: "move",
     croupier_pb2.EVENT_KIND_END: "end",
     croupier_pb2.EVENT_KIND_SEATS_OPENED: "seats opened",
+    croupier_pb2.EVENT_KIND_READY: "ready for the next deal",
+    croupier_pb2.EVENT_KIND_DEAL_STARTS: "the next deal starts",
 }
 
 
@@ -437,6 +439,9 @@ class Player:
         view = self.current()
         if text.casefold() in QUIT_WORDS and not (view and text in view.legal_moves):
             raise Quit(text)
+        if not text and view is not None and view.next_deal_at:
+            self.ready_for_next_deal()  # the pause between deals: "Enter to start it now"
+            return
         if not text:
             turn = self.split(view)[0] if view is not None else []
             if view is not None and len(turn) == 1 and self.turn_shown is not None:
@@ -507,6 +512,19 @@ class Player:
             raise ClientError(rpc_error(error)) from None
         self.take(view)
         return view
+
+    def ready_for_next_deal(self) -> None:
+        """This seat is ready: the next deal starts once every person seated is."""
+        try:
+            self.stub.ReadyForNextDeal(
+                croupier_pb2.ReadyForNextDealRequest(table_id=self.table_id),
+                metadata=self.metadata, timeout=RPC_TIMEOUT,
+            )
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:  # else: it started already
+                self.say(f"Refused: {error.details()}", "red")
+            return
+        self.say("Ready for the next deal.", "dim")
 
     def take(self, view: croupier_pb2.TableView) -> None:
         if view.version >= self.known or self.view is None:
@@ -616,8 +634,14 @@ class Player:
             self.say(f"{who} joined" + (f" as {event.name}" if event.name else ""), "dim")
         elif event.kind == croupier_pb2.EVENT_KIND_LEFT:
             self.say(f"{who} left the table", "dim")
+        elif event.kind == croupier_pb2.EVENT_KIND_DEAL_STARTS:
+            self.say("The next deal starts.", "bold")
         if event.deal_over:
             self.show_deal_over(event.view)
+            if event.view.next_deal_at:
+                left = max(0, round(event.view.next_deal_at - time.time()))
+                self.say(f"The next deal starts in {left} s: press Enter to start it now "
+                         "(once everyone at the table has).", "dim")
 
     def show_deal_over(self, view: croupier_pb2.TableView) -> None:
         self.say("Deal over. Scores of the deal:", "bold")

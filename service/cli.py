@@ -120,6 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
         "CROUPIER_STORE_CHECK_SECONDS; default %(default)s)",
     )
     serve.add_argument(
+        "--deal-pause-seconds",
+        metavar="SECONDS",
+        type=float,
+        default=defaults.deal_pause_seconds,
+        help="the pause between a deal's end and the next deal at tables where a person sits, "
+        "so that the players see the end of the deal; every person ready (ReadyForNextDeal) "
+        "ends it sooner, tables of bots alone never pause; 0 = none "
+        "(env CROUPIER_DEAL_PAUSE_SECONDS; default %(default)s)",
+    )
+    serve.add_argument(
         "--poll-seconds",
         type=float,
         default=defaults.poll_seconds,
@@ -390,6 +400,7 @@ def _serve(args: argparse.Namespace) -> int:
         listen=args.listen, store=args.store, log_level=args.log_level, log_file=args.log_file,
         grace=args.grace, drain=args.drain, fill_interval=args.fill_interval,
         store_check_seconds=args.store_check_seconds,
+        deal_pause_seconds=args.deal_pause_seconds,
         poll_seconds=args.poll_seconds, metrics_port=args.metrics_port,
         web_listen=args.web_listen, cors_origins=args.cors_origins, web_root=args.web_root,
         max_message_bytes=args.max_message_bytes, tables_per_client=args.tables_per_client,

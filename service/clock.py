@@ -18,7 +18,7 @@ from service.model import (
     Status,
     TableFilter,
 )
-from service.moves import TableMoves
+from service.pacing import TablePacing
 from service.table_errors import TableError
 from service.validation import DEFAULT_BOT_LEVEL
 
@@ -39,8 +39,8 @@ AWAY_AFTER_TIMEOUTS = 2
 ABANDON_BATCH = 100
 
 
-class TableClock(TableMoves):
-    """The clock's jobs, on moves (a timed-out turn is played as a move)."""
+class TableClock(TablePacing):
+    """The clock's jobs, on pacing and moves (a timed-out turn is played as a move)."""
 
     async def open_due_seats(self) -> int:
         """Hands the empty human seats of tables whose fill delay has passed to bots: they
@@ -86,7 +86,12 @@ class TableClock(TableMoves):
                 continue
             async with self.lock(candidate.table_id):
                 record = await self.store.get(candidate.table_id)
-                if record is None or record.status != Status.PLAYING or not record.dealt:
+                if (
+                    record is None
+                    or record.status != Status.PLAYING
+                    or not record.dealt
+                    or record.paused  # no turn runs in the pause between deals
+                ):
                     continue
                 game = self.game(record.game)
                 state = decode_cache.decode(game, record.state)

@@ -44,6 +44,9 @@ class ServeConfig:
     grace: float = 5.0  # seconds in-flight RPCs get on shutdown
     drain: float = 0.0  # seconds not ready but still answering before that
     fill_interval: float = 1.0  # seconds between looks for seats to hand to bots
+    # seconds between a deal's end and the next deal at tables where a person sits (all of
+    # them ready ends it sooner; tables of bots alone never pause); 0 = no pause
+    deal_pause_seconds: float = 8.0
     # seconds a waiting stream sleeps before it looks at its table again when no change
     # notification woke it (the fallback behind the store's notifications)
     poll_seconds: float = 1.0
@@ -101,6 +104,7 @@ class ServeConfig:
             grace=env_float("GRACE", 5.0),
             drain=env_float("DRAIN", 0.0),
             fill_interval=env_float("FILL_INTERVAL", 1.0),
+            deal_pause_seconds=env_float("DEAL_PAUSE_SECONDS", 8.0),
             poll_seconds=env_float("POLL_SECONDS", 1.0),
             metrics_port=int(env_float("METRICS_PORT", 0)),
             web_listen=env("WEB_LISTEN", ""),

@@ -42,6 +42,8 @@ class EventKind(enum.StrEnum):
     MOVE = "move"
     END = "end"
     SEATS_OPENED = "seats_opened"  # empty human seats handed to bots after the fill delay
+    READY = "ready"  # a seat is ready for the next deal (the pause between deals goes on)
+    DEAL_STARTS = "deal_starts"  # the pause between deals ended: the next deal is played
 
 
 @dataclass(frozen=True)
@@ -175,10 +177,19 @@ class TableRecord:
     # the table's deal commitments so far (engines.commitments), oldest first: their digests
     # are public from their version on; salts and cards leave the server only in the record
     deals: tuple[Sealed, ...] = ()
+    # the pause between deals (service.pacing): the unix time from which the next deal may be
+    # played, 0 when there is no pause; and the seats that said they are ready (ascending)
+    next_deal_at: float = 0.0
+    ready: tuple[int, ...] = ()
 
     @property
     def dealt(self) -> bool:
         return bool(self.state)
+
+    @property
+    def paused(self) -> bool:
+        """In the pause between deals: no move is taken until it ends."""
+        return self.next_deal_at > 0 and self.status == Status.PLAYING
 
     def watched(self) -> bool:
         """Whether the table is closed as abandoned when no person comes back to it: an open
@@ -262,6 +273,36 @@ class Event:
     # MOVE only, with a fallback: the bot's own answer that was refused (its author's to
     # read in the record; no view or event of the table shows it)
     rejected: str = ""
+    # the pause between deals after this event, as the record had it (TableRecord)
+    next_deal_at: float = 0.0
+    ready: tuple[int, ...] = ()
+
+
+def pause_text(next_deal_at: float, ready: Sequence[int]) -> str:
+    """An event's pause as the stores keep it: '' for none, else "<unix time>;<seats>"."""
+    if not next_deal_at:
+        return ""
+    return f"{next_deal_at!r};{','.join(str(s) for s in ready)}"
+
+
+def pause_fields(text: str | bytes | None) -> dict[str, Any]:
+    """pause_text read back, as Event's keyword arguments ('' or absent: no pause)."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    if not text:
+        return {}
+    at, _, seats = text.partition(";")
+    return {"next_deal_at": float(at), "ready": ready_from_text(seats)}
+
+
+def ready_text(ready: Sequence[int]) -> str:
+    return ",".join(str(s) for s in ready)
+
+
+def ready_from_text(text: str | bytes | None) -> tuple[int, ...]:
+    if isinstance(text, bytes):
+        text = text.decode()
+    return tuple(int(s) for s in text.split(",")) if text else ()
 
 
 # the reasons a bot client may give for a move that stands in for its bot's answer
@@ -342,6 +383,8 @@ class TableFilter:
     fill_due_before: float | None = None
     # only tables with a turn timer (option turn_seconds): what the timer round scans
     timed: bool = False
+    # only tables in a pause between deals due to end by this time: what the pacing round ends
+    pause_due_before: float | None = None
     # with bot_open_before: only tables with a seat a bot of one of these levels may take
     bot_levels: frozenset[str] | None = None
     # leave out private tables (option private): they are joined by id, not found in a lobby
@@ -364,6 +407,7 @@ class TableFilter:
             self.bot_open_before is not None
             or self.fill_due_before is not None
             or self.idle_before is not None
+            or self.pause_due_before is not None
         )
 
     def order_key(self, record: TableRecord) -> tuple[float, str]:
@@ -375,6 +419,8 @@ class TableFilter:
             return (record.fill_due_at() or 0.0, record.table_id)
         if self.idle_before is not None:
             return (record.seen_at, record.table_id)
+        if self.pause_due_before is not None:
+            return (record.next_deal_at, record.table_id)
         return (record.created_at, record.table_id)
 
 
@@ -396,6 +442,10 @@ def matches(record: TableRecord, flt: TableFilter) -> bool:
         at = record.fill_due_at()
         if at is None or at > flt.fill_due_before:
             return False
+    if flt.pause_due_before is not None and not (
+        record.paused and record.next_deal_at <= flt.pause_due_before
+    ):
+        return False
     if flt.idle_before is not None and not (
         record.watched() and record.seen_at < flt.idle_before
     ):

@@ -19,6 +19,7 @@ from service.model import (
     Status,
     TableRecord,
 )
+from service.pause import pause_until, paused_refusal
 from service.seats import Credential, TableSeats
 from service.table_errors import Code, TableError, closed_as_abandoned
 from service.validation import MAX_BOT_LEVEL_CHARS, MAX_MOVE_CHARS, check_rejected
@@ -99,6 +100,8 @@ class TableMoves(TableSeats):
                 )
             if record.status == Status.FINISHED:
                 raise TableError(Code.FAILED_PRECONDITION, "the match is over")
+            if record.paused:
+                raise paused_refusal(record, self.clock())
             if record.status == Status.WAITING:
                 empty = [str(i) for i, s in enumerate(record.seats) if not s.occupied]
                 raise TableError(
@@ -176,7 +179,8 @@ class TableMoves(TableSeats):
             done.append(events[2])
         last = done[-1]
         after = record.with_(
-            state=last.state, seats=last.seats, status=last.status, version=last.version
+            state=last.state, seats=last.seats, status=last.status, version=last.version,
+            next_deal_at=last.next_deal_at, ready=last.ready,
         )
         public = game.redact(decode_cache.decode(game, before.state), seat, move, None)
         return MoveOutcome(after, seat, made.move, public, tuple(done), replayed=True)
@@ -216,6 +220,10 @@ class TableMoves(TableSeats):
             seats=seats or record.seats,
             deals=self._sealed(game, state, after, record.deals, record.version + 1),
         )
+        if deal_over and not over:  # the next deal is dealt: it waits out the pause
+            pause = pause_until(new, now, self.deal_pause)
+            if pause:
+                new = new.with_(next_deal_at=pause, ready=())
         events = [
             self._event(
                 new,

@@ -368,7 +368,10 @@ class TableSeats(TableBase):
                 + record.seats[seat + 1 :]
             )
             now = self.clock()
-            new = record.with_(seats=seats, status=Status.WAITING, version=record.version + 1)
+            # in a pause between deals, whoever takes the seat next has not said ready yet
+            ready = tuple(s for s in record.ready if s != seat)
+            new = record.with_(seats=seats, status=Status.WAITING, version=record.version + 1,
+                               ready=ready)
             await self._commit(record, new, [self._event(new, EventKind.LEFT, seat, old.name, now)])
             return new
     async def come_back(self, record: TableRecord, seat: int) -> TableRecord:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import math
 import signal
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -230,6 +231,24 @@ class CroupierServicer(
             tables=[views.table_summary(self.tables.game(r.game), r) for r in records],
             next_page_token=next_page,
         )
+
+    @unary
+    async def ReadyForNextDeal(
+        self, request: pb.ReadyForNextDealRequest, context: Any, f: dict[str, Any]
+    ) -> pb.ReadyForNextDealResponse:
+        f["table"] = request.table_id
+        token = await self.credential(context)
+        record = await self.tables.ready_for_next_deal(request.table_id, token)
+        seat = self.tables.authenticate(record, token)
+        f.update(seat=seat, version=record.version)
+        reply = pb.ReadyForNextDealResponse(version=record.version)
+        presence = self.tables.presence.as_known(record.table_id, record.seats)
+        # a call that ended the pause made the table's last event just now: the turn counts
+        # from it
+        last_time = None if record.paused else self.tables.clock()
+        views.table_view(self.tables.game(record.game), record, seat, reply.view,
+                         last_time=last_time, presence=presence)
+        return reply
 
     @unary
     async def GetView(
@@ -533,7 +552,8 @@ async def run_table_clock(
 ) -> None:
     """The tables' clock, one round every `interval` seconds of its jobs: hands empty
     human seats to bots once their table's fill delay has passed (`fill`), plays for seats
-    whose turn timer ran out with the game's heuristic player (`turn_timer`), closes
+    whose turn timer ran out with the game's heuristic player (`turn_timer`), ends the pauses
+    between deals whose time ran out (`deal_pause`, service.pacing), closes
     tables no person came back to (`abandon`), and, with a `rater`, rates finished rated
     tables nobody rated (`rate`, every few rounds). Every replica runs it: each change is a
     compare-and-set (a rating: `Store.rate`), one wins."""
@@ -544,6 +564,7 @@ async def run_table_clock(
     jobs: tuple[tuple[str, Callable[[], Awaitable[int]], str, str], ...] = (
         ("fill", tables.open_due_seats, "seats_opened_to_bots", "tables"),
         ("turn_timer", lambda: tables.play_overdue(get_heuristic), "turns_timed_out", "moves"),
+        ("deal_pause", tables.start_due_deals, "pauses_between_deals_ended", "tables"),
         ("abandon", tables.close_abandoned, "tables_closed_as_abandoned", "tables"),
     )
     if rater is not None:
@@ -680,11 +701,15 @@ async def start(config: ServeConfig | None = None) -> Server:
     match = config.match_settings()
     identity = config.identity()
     credentials = tls.credentials() if tls.enabled else None  # unreadable files: ValueError now
+    if not 0 <= config.deal_pause_seconds < math.inf:
+        raise ValueError("--deal-pause-seconds must be 0 or more seconds, got "
+                         f"{config.deal_pause_seconds}")
     for address, port_name in ((listen, "grpc"), (web_listen, "web")):
         if address and address_in_use(address):
             raise AddressInUse(address, port_name)
     store = open_store(config.store)
-    tables = Tables(store, abandon=abandon, presence=config.presence())
+    tables = Tables(store, abandon=abandon, presence=config.presence(),
+                    deal_pause=config.deal_pause_seconds)
     server = grpc.aio.server(
         interceptors=[RejectUnparseable()],
         options=[

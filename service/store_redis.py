@@ -71,6 +71,10 @@ from service.model import (
     event_flags,
     flags_fields,
     matches,
+    pause_fields,
+    pause_text,
+    ready_from_text,
+    ready_text,
     seats_from_json,
     sort_ratings,
 )
@@ -124,7 +128,8 @@ LIST_PAGE = 200
 
 # KEYS: record, stream, idx:created, idx:bot_open, idx:fill_due, idx:status:waiting,
 #       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games, idx:timed,
-#       idx:status:abandoned, idx:idle:waiting, idx:idle:playing
+#       idx:status:abandoned, idx:idle:waiting, idx:idle:playing, idx:paused (then the
+#       players' keys, service.store_redis_players)
 # ARGV: expected (-1: create), table id, created_at, status, bot_open_at ('' none),
 #       fill_due_at ('' none), retention seconds (0 none), timed ('1' when the table has a
 #       turn timer, else ''), watched ('1' when the abandonment round looks at it, else ''),
@@ -190,6 +195,13 @@ if ARGV[8] ~= '' and status == 'playing' then
   redis.call('ZADD', KEYS[11], created, id)
 else
   redis.call('ZREM', KEYS[11], id)
+end
+-- the pacing round's index: playing tables in a pause between deals, by when it ends
+local pause = tonumber(redis.call('HGET', KEYS[1], 'next_deal_at') or '0')
+if pause and pause > 0 and status == 'playing' then
+  redis.call('ZADD', KEYS[15], pause, id)
+else
+  redis.call('ZREM', KEYS[15], id)
 end
 local retention = tonumber(ARGV[7])
 if (status == 'finished' or status == 'abandoned') and retention > 0 then
@@ -401,6 +413,7 @@ class RedisStore(RedisPlayers, Store):
         self._idx_created = f"{p}idx:created"
         self._idx_bot_open = f"{p}idx:bot_open"
         self._idx_fill_due = f"{p}idx:fill_due"
+        self._idx_paused = f"{p}idx:paused"  # tables in a pause between deals, by its end
         self._idx_timed = f"{p}idx:timed"  # timed tables while playing
         self._games = f"{p}idx:games"  # the names of the games with a game index
         # watched open tables by seen_at: what the abandonment round reads
@@ -445,6 +458,8 @@ class RedisStore(RedisPlayers, Store):
             "seed", r.seed,
             "watched", "1" if r.watched() else "",
             "deals", deals_to_json(r.deals),
+            "next_deal_at", repr(float(r.next_deal_at)),
+            "ready", ready_text(r.ready),
         ]  # fmt: skip
 
     @staticmethod
@@ -465,6 +480,9 @@ class RedisStore(RedisPlayers, Store):
             # tables written before presence was kept: seen when created
             seen_at=float(h.get(b"seen_at") or h[b"created_at"]),
             deals=deals_from_json(h.get(b"deals")),  # absent: written before commitments
+            # absent: written before the pause between deals
+            next_deal_at=float(h.get(b"next_deal_at") or 0),
+            ready=ready_from_text(h.get(b"ready")),
         )
 
     def _event_fields(self, e: Event) -> list[Any]:
@@ -480,6 +498,7 @@ class RedisStore(RedisPlayers, Store):
             "d", event_flags(e),
             # only where there is one: entries of other moves stay as before
             *(("r", e.rejected) if e.rejected else ()),
+            *(("p", pause_text(e.next_deal_at, e.ready)) if e.next_deal_at else ()),
         ]  # fmt: skip
 
     @staticmethod
@@ -497,6 +516,7 @@ class RedisStore(RedisPlayers, Store):
             status=Status(f[b"st"].decode()),
             **flags_fields(int(f[b"d"])),
             rejected=f.get(b"r", b"").decode(),
+            **pause_fields(f.get(b"p")),
         )
 
     # --- writing ------------------------------------------------------------------------
@@ -544,6 +564,7 @@ class RedisStore(RedisPlayers, Store):
             self._status_key(Status.ABANDONED),
             self._idx_idle[Status.WAITING],
             self._idx_idle[Status.PLAYING],
+            self._idx_paused,
         ]
         for player in players_of(record):
             keys += self.player_keys(player)
@@ -613,6 +634,11 @@ class RedisStore(RedisPlayers, Store):
                         start=0, num=flt.limit,
                     )
             return await self._pick(idle, flt, sort=True)
+        if flt.pause_due_before is not None:
+            ids = await self._redis.zrangebyscore(
+                self._idx_paused, "-inf", flt.pause_due_before, start=0, num=flt.limit
+            )
+            return await self._pick(ids, flt, sort=False)
         if flt.bot_open_before is not None:
             ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)
             return await self._pick(ids, flt, sort=True)
@@ -672,7 +698,7 @@ class RedisStore(RedisPlayers, Store):
 
     async def _forget(self, table_ids: Sequence[str]) -> None:
         keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due, self._idx_timed,
-                *self._idx_idle.values()]
+                self._idx_paused, *self._idx_idle.values()]
         keys += [self._status_key(s) for s in Status]
         for game in await self._redis.smembers(self._games):
             keys.append(self._game_key(game.decode()))

@@ -32,12 +32,12 @@ CHUNK = 100
 MAX_RECENT_CLOSED = 1000
 PRESENCE_TTL_SECONDS = 86_400
 
-# the players' part of COMMIT_LUA, at its end: KEYS[15], KEYS[16], ... are pairs (open, closed)
+# the players' part of COMMIT_LUA, at its end: KEYS[16], KEYS[17], ... are pairs (open, closed)
 # per player the record names; the record's `closed_at` field is set when it is closed
 PLAYERS_LUA = """
-if #KEYS > 14 then
+if #KEYS > 15 then
   local closed = redis.call('HGET', KEYS[1], 'closed_at')
-  for k = 15, #KEYS, 2 do
+  for k = 16, #KEYS, 2 do
     if closed then
       redis.call('ZREM', KEYS[k], id)
       redis.call('ZADD', KEYS[k + 1], closed, id)

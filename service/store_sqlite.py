@@ -58,6 +58,10 @@ from service.model import (
     event_flags,
     flags_fields,
     matches,
+    pause_fields,
+    pause_text,
+    ready_from_text,
+    ready_text,
     seats_from_json,
     seats_to_json,
     sort_ratings,
@@ -114,16 +118,23 @@ CREATE INDEX IF NOT EXISTS tables_timed ON tables (status, created_at) WHERE {ti
 # Columns added after the first layout: `_open` adds them to older files (ALTER TABLE).
 # seed: the secret seed of a table not dealt yet; seen_at: when a person was last there;
 # watched: 1 while the abandonment round looks at the table (TableRecord.watched); deals: its
-# deal commitments as JSON ('' none, as in rows written before them)
+# deal commitments as JSON ('' none, as in rows written before them); next_deal_at and ready:
+# the pause between deals (0 and '' none; service.pacing)
 ADDED_COLUMNS = (
     ("seed", "TEXT NOT NULL DEFAULT ''"),
     ("seen_at", "REAL NOT NULL DEFAULT 0"),
     ("watched", "INTEGER NOT NULL DEFAULT 0"),
     ("deals", "TEXT NOT NULL DEFAULT ''"),
+    ("next_deal_at", "REAL NOT NULL DEFAULT 0"),
+    ("ready", "TEXT NOT NULL DEFAULT ''"),
 )
 # the abandonment round reads the watched tables unseen the longest, through a partial index
 IDLE_INDEX = (
     "CREATE INDEX IF NOT EXISTS tables_idle ON tables (status, seen_at) WHERE watched = 1"
+)
+# the pacing round reads the tables in a pause between deals through a partial index
+PAUSE_INDEX = (
+    "CREATE INDEX IF NOT EXISTS tables_paused ON tables (next_deal_at) WHERE next_deal_at > 0"
 )
 # Events are a rowid table: each row carries a state blob of several hundred bytes, and rows
 # appended in rowid order fill the last page, where a WITHOUT ROWID table keyed by table id
@@ -144,6 +155,7 @@ CREATE TABLE IF NOT EXISTS events (
     status TEXT NOT NULL,
     deal_over INTEGER NOT NULL,
     rejected TEXT NOT NULL DEFAULT '',
+    pause TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (table_id, version)
 );
 """
@@ -193,15 +205,20 @@ SELECT_MATCH = (
 
 TABLE_COLUMNS = (
     "table_id, game, players, options, seats, status, version, state, created_at, "
-    "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched, deals"
+    "fill_after, fill_level, bot_open_at, fill_due_at, seed, seen_at, watched, deals, "
+    "next_deal_at, ready"
 )
 # the events' columns of the first layout (what a WITHOUT ROWID file holds), and all of them
 BASE_EVENT_COLUMNS = (
     "table_id, version, kind, seat, move, name, time, state, seats, status, deal_over"
 )
-EVENT_COLUMNS = BASE_EVENT_COLUMNS + ", rejected"
+EVENT_COLUMNS = BASE_EVENT_COLUMNS + ", rejected, pause"
 # Columns added to events after the first layout (`_add_event_columns`, for older files).
-ADDED_EVENT_COLUMNS = (("rejected", "TEXT NOT NULL DEFAULT ''"),)
+# pause: the pause between deals after the event (model.pause_text; '' none)
+ADDED_EVENT_COLUMNS = (
+    ("rejected", "TEXT NOT NULL DEFAULT ''"),
+    ("pause", "TEXT NOT NULL DEFAULT ''"),
+)
 
 
 def _migrate_events(conn: sqlite3.Connection) -> None:
@@ -302,6 +319,8 @@ def _table_row(r: TableRecord, seats_json: str | None = None) -> tuple[Any, ...]
         r.seen_at,
         int(r.watched()),
         deals_to_json(r.deals),
+        r.next_deal_at,
+        ready_text(r.ready),
     )
 
 
@@ -321,6 +340,8 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         seed=row[13],
         seen_at=row[14],
         deals=deals_from_json(row[16]),
+        next_deal_at=row[17],
+        ready=ready_from_text(row[18]),
     )
 
 
@@ -338,6 +359,7 @@ def _event_row(e: Event, seats_json: str | None = None) -> tuple[Any, ...]:
         e.status.value,
         event_flags(e),
         e.rejected,
+        pause_text(e.next_deal_at, e.ready),
     )
 
 
@@ -355,16 +377,18 @@ def _event(row: tuple[Any, ...]) -> Event:
         status=Status(row[9]),
         **flags_fields(row[10]),
         rejected=row[11],
+        **pause_fields(row[12]),
     )
 
 
-INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 17)})"
-INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 12)})"
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES ({', '.join('?' * 19)})"
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join('?' * 13)})"
 # seen_at is only ever raised: a touch that landed after the writer read the record stays
 UPDATE_TABLE = (
     "UPDATE tables SET game=?, players=?, options=?, seats=?, status=?, version=?, state=?,"
     " created_at=?, fill_after=?, fill_level=?, bot_open_at=?, fill_due_at=?, seed=?,"
-    " seen_at=MAX(seen_at, ?), watched=?, deals=? WHERE table_id=? AND version=?"
+    " seen_at=MAX(seen_at, ?), watched=?, deals=?, next_deal_at=?, ready=?"
+    " WHERE table_id=? AND version=?"
 )
 # the same, only if no person was seen since the given time (closing as abandoned)
 UPDATE_IDLE_TABLE = UPDATE_TABLE + " AND seen_at < ?"
@@ -393,6 +417,8 @@ def _only_state_changed(old: TableRecord, new: TableRecord) -> bool:
         and old.seed == new.seed
         and old.seen_at == new.seen_at
         and old.deals is new.deals
+        and old.next_deal_at == new.next_deal_at
+        and old.ready == new.ready
     )
 
 
@@ -474,6 +500,7 @@ class SQLiteStore(SQLitePlayers, Store):
             conn.executescript(SCHEMA)
             _add_columns(conn)
             conn.execute(IDLE_INDEX)
+            conn.execute(PAUSE_INDEX)
             _migrate_events(conn)
             _add_event_columns(conn)
             conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on the worker
@@ -601,12 +628,17 @@ class SQLiteStore(SQLitePlayers, Store):
         if flt.idle_before is not None:
             where.append("watched = 1 AND seen_at < ?")  # as the partial index says it
             args.append(flt.idle_before)
+        if flt.pause_due_before is not None:
+            where.append("next_deal_at > 0 AND next_deal_at <= ?")  # the partial index's
+            args.append(flt.pause_due_before)
         if flt.bot_open_before is not None:
             column, direction, past = "bot_open_at", "", ">"
         elif flt.fill_due_before is not None:
             column, direction, past = "fill_due_at", "", ">"
         elif flt.idle_before is not None:
             column, direction, past = "seen_at", "", ">"
+        elif flt.pause_due_before is not None:
+            column, direction, past = "next_deal_at", "", ">"
         else:
             column, direction, past = "created_at", " DESC", "<"
         if flt.after is not None:

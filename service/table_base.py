@@ -88,8 +88,11 @@ class TableBase:
         clock: Callable[[], float] = time.time,
         abandon: AbandonPolicy | None = None,
         presence: PresencePolicy | None = None,
+        deal_pause: float = 0.0,
     ) -> None:
         self.store = store
+        # seconds between a deal's end and the next deal at tables with a person (service.pacing)
+        self.deal_pause = deal_pause
         self.games = games
         self.clock = clock
         self.abandon = abandon or AbandonPolicy()
@@ -195,9 +198,12 @@ class TableBase:
             abandoned=abandoned,
             fallback=fallback,
             rejected=rejected,
+            next_deal_at=record.next_deal_at,
+            ready=record.ready,
         )
     def snapshot(self, record: TableRecord, event: Event) -> TableRecord:
         """The table as it was right after `event`."""
         return record.with_(
-            seats=event.seats, status=event.status, version=event.version, state=event.state
+            seats=event.seats, status=event.status, version=event.version, state=event.state,
+            next_deal_at=event.next_deal_at, ready=event.ready,
         )

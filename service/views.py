@@ -44,6 +44,8 @@ EVENT_KIND = {
     EventKind.MOVE: pb.EVENT_KIND_MOVE,
     EventKind.END: pb.EVENT_KIND_END,
     EventKind.SEATS_OPENED: pb.EVENT_KIND_SEATS_OPENED,
+    EventKind.READY: pb.EVENT_KIND_READY,
+    EventKind.DEAL_STARTS: pb.EVENT_KIND_DEAL_STARTS,
 }
 
 
@@ -89,8 +91,9 @@ def state_of(game: Game, record: TableRecord) -> Any | None:
 
 
 def to_act(game: Game, record: TableRecord, state: Any | None) -> list[int]:
-    """Seats that may move now: none until every seat is taken (moves are refused till then)."""
-    if record.status != Status.PLAYING or state is None:
+    """Seats that may move now: none until every seat is taken, and none in the pause between
+    deals (moves are refused till then)."""
+    if record.status != Status.PLAYING or state is None or record.next_deal_at:
         return []
     return sorted(game.to_act(state))
 
@@ -226,6 +229,9 @@ def table_view(
         out.on_turn.extend(sorted(game.on_turn(state)))
     fill_result(out.result, game, state, record.players)
     fill_commitment(out.commitment, record)
+    if record.paused:
+        out.next_deal_at = record.next_deal_at
+        out.ready_seats.extend(record.ready)
     if seat is not None:
         out.seat = seat
         if seat in acting:
@@ -273,7 +279,8 @@ def table_event(
     presence: Presences = None,
 ) -> pb.TableEvent:
     snap = record.with_(
-        seats=event.seats, status=event.status, version=event.version, state=event.state
+        seats=event.seats, status=event.status, version=event.version, state=event.state,
+        next_deal_at=event.next_deal_at, ready=event.ready,
     )
     return pb.TableEvent(
         version=event.version,
@@ -306,7 +313,7 @@ def presence_event(
     """A change of the seats' presence, as `observer` sees the table at its last event `last`:
     no event of the log, so its version is that event's (nobody's expected_version moves)."""
     snap = record.with_(seats=last.seats, status=last.status, version=last.version,
-                        state=last.state)
+                        state=last.state, next_deal_at=last.next_deal_at, ready=last.ready)
     return pb.TableEvent(
         version=last.version,
         kind=pb.EVENT_KIND_PRESENCE,

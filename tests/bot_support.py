@@ -36,12 +36,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# the pacing settings tests/conftest.py sets (full speed): children keep them
+FULL_SPEED = frozenset({
+    "CROUPIER_DEAL_PAUSE_SECONDS", "CROUPIER_BOT_THINK_SECONDS", "CROUPIER_BOT_FORCED_THINK_SECONDS",
+})
+
+
 def child_env(**extra: str) -> dict[str, str]:
-    """The test's environment without CROUPIER_* settings that could leak in, plus `extra`.
+    """The test's environment without CROUPIER_* settings that could leak in (but the
+    full-speed pacing of tests/conftest.py), plus `extra`.
     COLUMNS and LINES are left out too: a runner's own (pytest-xdist's workers set 80) would
     win over the size of a pseudo-terminal the child is given."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("CROUPIER_") and k not in ("COLUMNS", "LINES")}
+           if (not k.startswith("CROUPIER_") or k in FULL_SPEED) and k not in ("COLUMNS", "LINES")}
     env.update(extra)
     return env
 

@@ -26,6 +26,11 @@ os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
 # `croupier play` keeps its player's identity in the user's config directory: the commands the
 # tests run keep theirs in a directory of the run's own, never in the home directory.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="croupier-tests-config-")
+# Servers and bot workers the tests start play at full speed: no pause between deals and no
+# bot think time at tables with a person (tests/test_pacing.py sets both where it tests them).
+os.environ.setdefault("CROUPIER_DEAL_PAUSE_SECONDS", "0")
+os.environ.setdefault("CROUPIER_BOT_THINK_SECONDS", "0")
+os.environ.setdefault("CROUPIER_BOT_FORCED_THINK_SECONDS", "0")
 
 from collections.abc import Iterator  # noqa: E402
 from typing import TYPE_CHECKING, Any

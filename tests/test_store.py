@@ -152,6 +152,65 @@ async def test_rejected_answers_round_trip(make_store: Callable[[], Store]) -> N
 
 
 @run_async
+async def test_the_pause_between_deals_round_trips_and_is_listed_when_due(
+    make_store: Callable[[], Store],
+) -> None:
+    """A table's pause (when the next deal may start, the seats ready) comes back from every
+    backend with the record and with its events; the pacing round's filter lists the tables
+    whose pause is due by a time, and no longer once the pause ended."""
+    store = make_store()
+    await seed_table(store)
+    await seed_table(store, "t2")
+    paused = record("t1", version=2, status=Status.PLAYING, next_deal_at=1500.25, ready=(0, 2))
+    over = event("t1", 2, deal_over=True, next_deal_at=1500.25, ready=(0, 2))
+    await store.commit(paused, [over], 1)
+    later = record("t2", version=2, status=Status.PLAYING, next_deal_at=1600.0)
+    await store.commit(later, [event("t2", 2, next_deal_at=1600.0)], 1)
+    assert await store.get("t1") == paused
+    assert await store.events_after("t1", 1) == [over]
+    due = await store.list(TableFilter(pause_due_before=1550.0))
+    assert [r.table_id for r in due] == ["t1"]
+    both = await store.list(TableFilter(pause_due_before=1600.0))
+    assert sorted(r.table_id for r in both) == ["t1", "t2"]
+    started = paused.with_(version=3, next_deal_at=0.0, ready=())
+    await store.commit(started, [event("t1", 3, kind=EventKind.DEAL_STARTS)], 2)
+    assert await store.get("t1") == started
+    assert [e.kind for e in await store.events_after("t1", 2)] == [EventKind.DEAL_STARTS]
+    assert (await store.events_after("t1", 2))[0].next_deal_at == 0.0
+    due = await store.list(TableFilter(pause_due_before=1600.0))
+    assert [r.table_id for r in due] == ["t2"]
+    await store.close()
+
+
+def test_sqlite_files_made_before_the_pause_open_without_one(tmp_path: Path) -> None:
+    """A file without the pause's columns (tables and events) gains them when opened; its
+    tables and events read back with no pause."""
+    path = tmp_path / "old.sqlite"
+
+    async def seed() -> None:
+        store = SQLiteStore(path)
+        await seed_table(store)
+        await store.commit(record("t1", version=2), [event("t1", 2)], 1)
+        await store.close()
+
+    run(seed())
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("DROP INDEX tables_paused")
+        for table, column in (("tables", "next_deal_at"), ("tables", "ready"),
+                              ("events", "pause")):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.commit()
+
+    async def reopen() -> None:
+        store = SQLiteStore(path)
+        assert await store.get("t1") == record("t1", version=2)
+        assert await store.events_after("t1", 1) == [event("t1", 2)]
+        await store.close()
+
+    run(reopen())
+
+
+@run_async
 async def test_tables_stored_before_commitments_read_back_without_any(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -594,7 +653,7 @@ async def test_sqlite_one_broken_write_fails_alone(tmp_path: Path) -> None:
     with closing(sqlite3.connect(path)) as raw:  # a log that runs ahead of its record
         raw.execute(
             "INSERT INTO events SELECT table_id, 2, kind, seat, move, name, time, state,"
-            " seats, status, deal_over, rejected FROM events WHERE table_id = 't2'"
+            " seats, status, deal_over, rejected, pause FROM events WHERE table_id = 't2'"
         )
         raw.commit()
     held = HeldWriter(store)

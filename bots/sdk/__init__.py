@@ -59,7 +59,7 @@ __all__ = [
 
 def settings_of(server: str, entrant: str, key: str, options: dict[str, Any]) -> RunnerSettings:
     """The settings `serve` and `run` play with: `options` are RunnerSettings' other fields
-    (tls_ca, tls_cert, tls_key, name, poll, max_seats, threads, margin, levels) and
+    (tls_ca, tls_cert, tls_key, name, poll, max_seats, threads, margin, levels, pace) and
     `key_file`. TypeError for an unknown option; ValueError for a key file that won't read or
     a bad setting, before any call."""
     options = dict(options)

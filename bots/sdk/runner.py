@@ -38,6 +38,7 @@ from bots.sdk.net import (
     code,
     sleep_unless,
 )
+from bots.sdk.pace import Pace
 from bots.sdk.seat import SeatPlayer
 from common.channel import check_tls_files
 from common.level_names import LEVEL_NAMES
@@ -83,6 +84,8 @@ class RunnerSettings:
     max_seats: int = 64  # seats played at once; 0: no limit
     threads: int = 1  # blocking decisions at once (threads of one process share a core)
     margin: float = MARGIN
+    # think time at tables where a person sits (bots.sdk.pace); none by default
+    pace: Pace = Pace()
 
     @property
     def outside(self) -> bool:
@@ -346,6 +349,7 @@ class Runner:
         player = SeatPlayer(
             stub, context, joined.token, bot, joined.table.version, self.stop,
             search_slot=self.search_slot, margin=self.settings.margin, owns_bot=self.per_seat,
+            pace=self.settings.pace,
             labels={"entrant": entrant} if outside else {"bot_level": level},
             explain_refusals=outside,
         )

@@ -29,6 +29,7 @@ from bots.sdk.net import (
     code,
     sleep_unless,
 )
+from bots.sdk.pace import Pace
 from common.resend import resend
 
 log = structlog.get_logger("croupier.bots")
@@ -55,6 +56,7 @@ class SeatPlayer:
         owns_bot: bool = False,
         labels: Mapping[str, str] | None = None,
         explain_refusals: bool = False,
+        pace: Pace | None = None,
     ) -> None:
         self.stub = stub
         self.context = seat
@@ -80,6 +82,7 @@ class SeatPlayer:
         self.metric_label = next(iter(fields.values()), seat.entrant)
         self.log = log.bind(table=seat.table_id, seat=seat.seat, **fields)
         self.asker = Asker(bot, self.search_slot, margin, self.log, self.rng)
+        self.pace = pace or Pace()  # think time at tables with a person (bots.sdk.pace)
 
     async def run(self) -> None:
         finished = False
@@ -178,6 +181,10 @@ class SeatPlayer:
                     answer.thought)
                 if answer.fallback:
                     metrics.FALLBACKS.labels(self.metric_label, self.game, answer.fallback).inc()
+                # a person's pace at a table with a person: an asyncio sleep, holding nothing
+                paced = self.pace.wait(view, time.perf_counter() - started, self.rng)
+                if paced > 0:
+                    await sleep_unless(self.stop, paced)
             try:
                 reply = await self._submit(answer.move, view.version, answer.fallback,
                                            answer.rejected)
@@ -265,6 +272,7 @@ class SeatPlayer:
         return (
             self.seat in view.to_act
             and bool(view.legal_moves)
+            and not view.next_deal_at  # the pause between deals: DEAL_STARTS comes
             and view.version >= self.known
             and not self._over(view)
         )
