@@ -272,3 +272,19 @@ def test_every_reason_is_documented_with_its_status() -> None:
     assert set(rows) == set(all_reasons()), set(rows) ^ set(all_reasons())
     for reason, status in rows.items():
         assert status_of(reason) == status, reason
+
+
+def test_the_web_client_has_words_for_every_reason() -> None:
+    """web/src/i18n/en/errors.json has a message for every code, and a message quotes only
+    parameters docs/api.md says the code carries (ICU arguments: `{name`)."""
+    messages = json.loads((ROOT / "web" / "src" / "i18n" / "en" / "errors.json").read_text())
+    text = (ROOT / "docs" / "api.md").read_text()
+    documented = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 4 and cells[1].isupper():
+            documented[cells[0].strip("`")] = set(re.findall(r"`([a-z_]+)`", cells[3]))
+    assert set(all_reasons()) <= set(messages), set(all_reasons()) - set(messages)
+    for code in all_reasons():
+        quoted = set(re.findall(r"\{([a-z_]+)\s*[,}]", messages[code]))
+        assert quoted <= documented[code], (code, quoted, documented[code])
