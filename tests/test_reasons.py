@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -33,7 +34,7 @@ def refusal(call: Callable[[], object]) -> tuple[grpc.StatusCode, str, error_det
     with pytest.raises(grpc.RpcError) as info:
         call()
     err = info.value
-    status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    status = rpc_status.from_call(err)
     assert status is not None, f"no status details: {err.code()} {err.details()}"
     assert status.message == err.details() and status.code == err.code().value[0]
     assert len(status.details) == 1
@@ -69,7 +70,7 @@ def test_each_kind_of_refusal_carries_its_reason(web_server: ServerProcess) -> N
         f.play_to_end(finished, random.Random(3))
         md = bearer(c.tokens[first])
         GS = grpc.StatusCode
-        cases: list[tuple[str, Callable[[], object], GS, str, dict[str, str]]] = [
+        cases: list[tuple[str, Callable[[], object], grpc.StatusCode, str, dict[str, str]]] = [
             ("no game", lambda: c.create(""), GS.INVALID_ARGUMENT, "INVALID_ARGUMENT_GAME", {}),
             ("unknown game", lambda: c.create("chess"), GS.INVALID_ARGUMENT, "INVALID_ARGUMENT_GAME", {}),
             ("players", lambda: c.create("dobro", players=9), GS.INVALID_ARGUMENT,
@@ -152,7 +153,7 @@ def test_the_move_rate_says_when_to_come_back(tmp_path: Path) -> None:
         proc.stop()
 
 
-def _struct(values: dict[str, object]) -> object:
+def _struct(values: dict[str, Any]) -> Any:
     from google.protobuf import struct_pb2
 
     out = struct_pb2.Struct()
@@ -192,7 +193,7 @@ def test_move_refusals_name_the_rule_and_never_a_hidden_card(web_server: ServerP
                     c.move(tid, seat, card)
                     raise AssertionError(f"{card} by seat {seat} was played")
                 except grpc.RpcError as e:
-                    status = rpc_status.from_call(e)  # type: ignore[arg-type]
+                    status = rpc_status.from_call(e)
                     assert status is not None
                     info = error_details_pb2.ErrorInfo()
                     assert status.details[0].Unpack(info)
