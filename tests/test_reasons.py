@@ -17,12 +17,17 @@ from typing import Any
 
 import grpc
 import pytest
+from connectrpc.client import ConnectClientSync
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
 from croupier.v1 import croupier_pb2 as pb
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from engines.contract import MoveRule
 from service.reasons import DOMAIN, Reason, all_reasons, status_of
+from service.web import method_info
 from tests.support import Client, ServerProcess, bearer, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +123,8 @@ def test_each_kind_of_refusal_carries_its_reason(web_server: ServerProcess) -> N
              "IDENTITY_REQUIRED", {}),
             ("identity refused", lambda: s.FindMatch(pb.FindMatchRequest(game="dou_dizhu"), metadata=bearer("a.b.c"), timeout=5),
              GS.UNAUTHENTICATED, "IDENTITY_REFUSED", {}),
+            ("unparseable", lambda: c.channel.unary_unary("/croupier.v1.Croupier/GetView")(b"\xff\xff", timeout=5),
+             GS.INVALID_ARGUMENT, "INVALID_ARGUMENT_REQUEST", {}),
             ("from_version", lambda: next(iter(s.StreamTable(pb.StreamTableRequest(table_id=tid, from_version=999), timeout=5))),
              GS.INVALID_ARGUMENT, "INVALID_ARGUMENT_VERSION", {"version": str(view.version)}),
         ]
@@ -214,7 +221,8 @@ def test_move_refusals_name_the_rule_and_never_a_hidden_card(web_server: ServerP
 
 def test_the_web_port_carries_the_same_reason(web_server: ServerProcess) -> None:
     """Connect's JSON error has `details` with the ErrorInfo's type and base64 value; the
-    gRPC-Web trailer grpc-status-details-bin holds the google.rpc.Status."""
+    gRPC-Web trailer grpc-status-details-bin holds the google.rpc.Status; a stream's error
+    carries it too."""
     import base64
 
     c = Client(web_server.address)
@@ -241,6 +249,24 @@ def test_the_web_port_carries_the_same_reason(web_server: ServerProcess) -> None
         # the same refusal on the gRPC port
         _, message, native = refusal(lambda: c.move(tid, other, "pass"))
         assert native == found and message == error["message"]
+        # gRPC-Web's trailer, and a stream's end (Connect), through connectrpc's own client
+        for protocol, name, request, reason in [
+            (ProtocolType.GRPC_WEB, "SubmitMove", pb.SubmitMoveRequest(table_id=tid, move="pass"),
+             "NOT_YOUR_TURN"),
+            (ProtocolType.CONNECT, "StreamTable", pb.StreamTableRequest(table_id=tid, from_version=999),
+             "INVALID_ARGUMENT_VERSION"),
+        ]:
+            web = ConnectClientSync(web_server.web_url, protocol=protocol,
+                                    codec=google_protobuf_binary_codec(), timeout_ms=10_000)
+            headers = {"authorization": f"Bearer {c.tokens[other]}"}
+            with pytest.raises(ConnectError) as raised:
+                if name == "StreamTable":
+                    list(web.execute_server_stream(request=request, method=method_info(name)))
+                else:
+                    web.execute_unary(request=request, method=method_info(name), headers=headers)
+            (got,) = raised.value.details
+            assert got.type_name == "google.rpc.ErrorInfo"
+            assert error_details_pb2.ErrorInfo.FromString(got.message_bytes).reason == reason
     finally:
         c.close()
 
