@@ -250,7 +250,7 @@ def test_the_web_port_carries_the_same_reason(web_server: ServerProcess) -> None
         _, message, native = refusal(lambda: c.move(tid, other, "pass"))
         assert native == found and message == error["message"]
         # gRPC-Web's trailer, and a stream's end (Connect), through connectrpc's own client
-        for protocol, name, request, reason in [
+        for protocol, name, req, reason in [
             (ProtocolType.GRPC_WEB, "SubmitMove", pb.SubmitMoveRequest(table_id=tid, move="pass"),
              "NOT_YOUR_TURN"),
             (ProtocolType.CONNECT, "StreamTable", pb.StreamTableRequest(table_id=tid, from_version=999),
@@ -261,9 +261,9 @@ def test_the_web_port_carries_the_same_reason(web_server: ServerProcess) -> None
             headers = {"authorization": f"Bearer {c.tokens[other]}"}
             with pytest.raises(ConnectError) as raised:
                 if name == "StreamTable":
-                    list(web.execute_server_stream(request=request, method=method_info(name)))
+                    list(web.execute_server_stream(request=req, method=method_info(name)))
                 else:
-                    web.execute_unary(request=request, method=method_info(name), headers=headers)
+                    web.execute_unary(request=req, method=method_info(name), headers=headers)
             (got,) = raised.value.details
             assert got.type_name == "google.rpc.ErrorInfo"
             assert error_details_pb2.ErrorInfo.FromString(got.message_bytes).reason == reason
