@@ -338,7 +338,10 @@ def check_player_name(name: str) -> str:
     """A display name a person chose: 1 to 40 printable characters, trimmed."""
     name = name.strip()
     if not name:
-        raise TableError(Code.INVALID_ARGUMENT, "a name is required (1 to 40 characters)", reason=Reason.INVALID_ARGUMENT_NAME, meta={"max": MAX_PLAYER_NAME_CHARS})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "a name is required (1 to 40 characters)",
+            reason=Reason.INVALID_ARGUMENT_NAME, meta={"max": MAX_PLAYER_NAME_CHARS},
+        )
     if len(name) > MAX_PLAYER_NAME_CHARS:
         raise TableError(
             Code.INVALID_ARGUMENT,
@@ -346,5 +349,8 @@ def check_player_name(name: str) -> str:
             reason=Reason.INVALID_ARGUMENT_NAME, meta={"max": MAX_PLAYER_NAME_CHARS},
         )
     if not name.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters", reason=Reason.INVALID_ARGUMENT_NAME)
+        raise TableError(
+            Code.INVALID_ARGUMENT, "names may not contain control characters",
+            reason=Reason.INVALID_ARGUMENT_NAME,
+        )
     return name

@@ -71,7 +71,10 @@ class TableMoves(TableSeats):
                 reason=Reason.TOO_LARGE, meta={"field": "move", "max": MAX_MOVE_CHARS},
             )
         if expected_version < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "expected_version may not be negative", reason=Reason.INVALID_ARGUMENT_VERSION)
+            raise TableError(
+                Code.INVALID_ARGUMENT, "expected_version may not be negative",
+                reason=Reason.INVALID_ARGUMENT_VERSION,
+            )
         async with self.lock(table_id):
             record = await self.get(table_id)
             seat = self.require_seat(record, token)
@@ -104,7 +107,10 @@ class TableMoves(TableSeats):
                     reason=Reason.STALE_VERSION, meta={"version": record.version},
                 )
             if record.status == Status.FINISHED:
-                raise TableError(Code.FAILED_PRECONDITION, "the match is over", reason=Reason.TABLE_FINISHED)
+                raise TableError(
+                    Code.FAILED_PRECONDITION, "the match is over",
+                    reason=Reason.TABLE_FINISHED,
+                )
             if record.status == Status.WAITING:
                 empty = [str(i) for i, s in enumerate(record.seats) if not s.occupied]
                 raise TableError(

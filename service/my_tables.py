@@ -69,7 +69,10 @@ async def my_tables(
 ) -> tuple[list[MyTable], str]:
     """One page of the player's tables and the next page's token ("" after the last)."""
     if limit < 0:
-        raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "limit may not be negative",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+        )
     if limit > MAX_LIMIT:
         raise TableError(
             Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} tables per request; asked for {limit}",

@@ -62,7 +62,10 @@ def check_player_id(text: str, what: str) -> str:
             reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": what},
         )
     if not text.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, f"{what} may hold printable characters only", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": what})
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"{what} may hold printable characters only",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": what},
+        )
     return text
 
 
@@ -97,10 +100,16 @@ async def leaderboard(tables: Tables, game: str, limit: int, around: str = ""
     `around` (half above, half below; NOT_FOUND if it has no rating there), and how many
     the board holds."""
     if not game:
-        raise TableError(Code.INVALID_ARGUMENT, "game is required", reason=Reason.INVALID_ARGUMENT_GAME)
+        raise TableError(
+            Code.INVALID_ARGUMENT, "game is required",
+            reason=Reason.INVALID_ARGUMENT_GAME,
+        )
     tables.game(game)  # INVALID_ARGUMENT for an unknown game
     if limit < 0:
-        raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "limit may not be negative",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+        )
     if limit > MAX_LIMIT:
         raise TableError(
             Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} entries per request; asked for {limit}",
@@ -112,7 +121,10 @@ async def leaderboard(tables: Tables, game: str, limit: int, around: str = ""
     if around:
         at = next((i for i, r in enumerate(board) if r.entrant == around), None)
         if at is None:
-            raise TableError(Code.NOT_FOUND, f"{around[:64]!r} has no rating in {game} yet", reason=Reason.PLAYER_NOT_FOUND)
+            raise TableError(
+                Code.NOT_FOUND, f"{around[:64]!r} has no rating in {game} yet",
+                reason=Reason.PLAYER_NOT_FOUND,
+            )
         start = max(0, min(at - limit // 2, len(board) - limit))
     return await _standings(tables, board, start, start + limit), len(board)
 
@@ -151,7 +163,10 @@ async def profile(tables: Tables, player_id: str, name: str = "", guest: bool | 
         name = (await store.entrant_names(PLAYERS_LADDER, [player_id])).get(player_id, "")
     counts, recent = await _played(tables, player_id, mine, own)
     if not own and not mine and not name and not counts:
-        raise TableError(Code.NOT_FOUND, f"no player {player_id[:64]!r} is known here", reason=Reason.PLAYER_NOT_FOUND)
+        raise TableError(
+            Code.NOT_FOUND, f"no player {player_id[:64]!r} is known here",
+            reason=Reason.PLAYER_NOT_FOUND,
+        )
     games = []
     for game in sorted(mine.keys() | counts.keys()):
         standing = None

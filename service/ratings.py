@@ -43,7 +43,10 @@ _MODEL = PlackettLuce()
 def check_ladder(name: str, what: str = "ladder") -> str:
     """INVALID_ARGUMENT unless `name` can name a ladder."""
     if not name:
-        raise TableError(Code.INVALID_ARGUMENT, f"{what} is required", reason=Reason.INVALID_ARGUMENT_NAME)
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"{what} is required",
+            reason=Reason.INVALID_ARGUMENT_NAME,
+        )
     if len(name) > 40 or LADDER_NAME.fullmatch(name) is None:
         raise TableError(
             Code.INVALID_ARGUMENT,
@@ -61,19 +64,28 @@ def _quote(text: str, limit: int = 48) -> str:
 
 def check_match_id(match_id: str) -> None:
     if not match_id:
-        raise TableError(Code.INVALID_ARGUMENT, "match_id is required", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "match_id is required",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
+        )
     if len(match_id) > MAX_MATCH_ID_CHARS:
         raise TableError(
             Code.INVALID_ARGUMENT, f"match_id is at most {MAX_MATCH_ID_CHARS} characters",
             reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
         )
     if not match_id.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, "match_id may hold printable characters only", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "match_id may hold printable characters only",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
+        )
 
 
 def check_table_ids(table_ids: Sequence[str]) -> tuple[str, ...]:
     if not table_ids:
-        raise TableError(Code.INVALID_ARGUMENT, "table_ids is required: the match's tables", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_ids is required: the match's tables",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"},
+        )
     if len(table_ids) > MAX_MATCH_TABLES:
         raise TableError(
             Code.INVALID_ARGUMENT, f"a match has at most {MAX_MATCH_TABLES} tables",
@@ -82,7 +94,10 @@ def check_table_ids(table_ids: Sequence[str]) -> tuple[str, ...]:
     for table_id in table_ids:
         check_table_id(table_id)
     if len(set(table_ids)) != len(table_ids):
-        raise TableError(Code.INVALID_ARGUMENT, "table_ids lists a table twice", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_ids lists a table twice",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"},
+        )
     return tuple(table_ids)
 
 

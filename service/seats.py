@@ -212,7 +212,10 @@ class TableSeats(TableBase):
                 reason=Reason.TOO_LARGE, meta={"field": "name", "max": MAX_NAME_CHARS},
             )
         if any(not ch.isprintable() for ch in name):
-            raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters", reason=Reason.INVALID_ARGUMENT_NAME)
+            raise TableError(
+                Code.INVALID_ARGUMENT, "names may not contain control characters",
+                reason=Reason.INVALID_ARGUMENT_NAME,
+            )
         if token and not CLIENT_TOKEN.fullmatch(token):
             # never quote the token: it is a secret, even a malformed one
             raise TableError(
@@ -229,7 +232,10 @@ class TableSeats(TableBase):
                 if mine.kind == SeatKind.BOT and bot and (
                     mine.bot_level != entrant if entrant else mine.bot_level not in LEVEL_NAMES
                 ):
-                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(held, mine), reason=Reason.SEAT_RESERVED, meta={"seat": held})
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, reserved_for(held, mine),
+                        reason=Reason.SEAT_RESERVED, meta={"seat": held},
+                    )
                 if (seat is not None and seat != held) or record.seats[held].is_bot != bot:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
@@ -290,7 +296,8 @@ class TableSeats(TableBase):
                         Code.INVALID_ARGUMENT,
                         f"seat {seat} does not exist: table {table_id} has seats 0 to "
                         f"{record.players - 1}",
-                        reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": seat, "seats": record.players},
+                        reason=Reason.INVALID_ARGUMENT_SEAT,
+                        meta={"seat": seat, "seats": record.players},
                     )
                 target = record.seats[seat]
                 if target.player and (player is None or target.player != player.player_id):
@@ -300,11 +307,17 @@ class TableSeats(TableBase):
                         reason=Reason.SEAT_BOUND_TO_ANOTHER_PLAYER, meta={"seat": seat},
                     )
                 if target.occupied:
-                    raise TableError(Code.FAILED_PRECONDITION, f"seat {seat} is taken", reason=Reason.SEAT_TAKEN, meta={"seat": seat})
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, f"seat {seat} is taken",
+                        reason=Reason.SEAT_TAKEN, meta={"seat": seat},
+                    )
                 if bot and target.kind == SeatKind.BOT and not self._bot_may_take(
                     record, target, now, entrant
                 ):
-                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(seat, target), reason=Reason.SEAT_RESERVED, meta={"seat": seat})
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, reserved_for(seat, target),
+                        reason=Reason.SEAT_RESERVED, meta={"seat": seat},
+                    )
                 if bot and entrant and target.kind == SeatKind.HUMAN:
                     raise TableError(
                         Code.FAILED_PRECONDITION,

@@ -135,7 +135,8 @@ class ApiKeys:
                 reason=Reason.API_KEY_REQUIRED, meta={"role": role},
             )
         raise TableError(Code.PERMISSION_DENIED, f"{what} needs an API key with the '{role}' "
-                         "role; this one lacks it", reason=Reason.API_KEY_FORBIDDEN, meta={"role": role})
+                         "role; this one lacks it",
+                         reason=Reason.API_KEY_FORBIDDEN, meta={"role": role})
 
 
 def _entrant_role(role: str) -> bool:

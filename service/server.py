@@ -124,7 +124,10 @@ class CroupierServicer(
         f["game"] = request.game
         if not request.game:
             names = ", ".join(sorted(g.info.name for g in self.catalog()))
-            raise TableError(Code.INVALID_ARGUMENT, f"game is required; known games: {names}", reason=Reason.INVALID_ARGUMENT_GAME)
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"game is required; known games: {names}",
+                reason=Reason.INVALID_ARGUMENT_GAME,
+            )
         seats = []
         for i, spec in enumerate(request.seats):
             if spec.kind == pb.SEAT_KIND_BOT:
@@ -132,12 +135,18 @@ class CroupierServicer(
             elif spec.kind in (pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_UNSPECIFIED):
                 seats.append(SeatRequest(SeatKind.HUMAN, entrant=spec.entrant))
             else:
-                raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}", reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i})
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}",
+                    reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
+                )
         # Struct numbers are doubles: give integral ones back their integer type
         try:
             raw = json_format.MessageToDict(request.options)
         except ValueError as e:  # NaN or infinity: no JSON value, no option value either
-            raise TableError(Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}", reason=Reason.INVALID_ARGUMENT_OPTION) from None
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}",
+                reason=Reason.INVALID_ARGUMENT_OPTION,
+            ) from None
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
@@ -210,7 +219,10 @@ class CroupierServicer(
         status = None
         if request.status != pb.TABLE_STATUS_UNSPECIFIED:
             if request.status not in views.STATUS_FROM_PB:
-                raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "status"})
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"unknown table status {request.status}",
+                    reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "status"},
+                )
             status = views.STATUS_FROM_PB[request.status]
         # private tables are joined by id: listed only to bots looking for seats (bot
         # workers, or an entrant's key asking for its own seats alone)
@@ -296,7 +308,10 @@ class CroupierServicer(
         f.update(table=table_id, from_version=request.from_version)
         token = await self.credential(context)
         if request.from_version < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "from_version may not be negative", reason=Reason.INVALID_ARGUMENT_VERSION)
+            raise TableError(
+                Code.INVALID_ARGUMENT, "from_version may not be negative",
+                reason=Reason.INVALID_ARGUMENT_VERSION,
+            )
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat

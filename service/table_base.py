@@ -107,7 +107,10 @@ class TableBase:
         try:
             return self.games(name)
         except ValueError as e:
-            raise TableError(Code.INVALID_ARGUMENT, str(e), reason=Reason.INVALID_ARGUMENT_GAME) from None
+            raise TableError(
+                Code.INVALID_ARGUMENT, str(e),
+                reason=Reason.INVALID_ARGUMENT_GAME,
+            ) from None
     def lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
         if lock is None:
@@ -118,7 +121,10 @@ class TableBase:
         check_table_id(table_id)
         record = await self.store.get(table_id)
         if record is None:
-            raise TableError(Code.NOT_FOUND, f"no table {table_id!r}", reason=Reason.TABLE_NOT_FOUND)
+            raise TableError(
+                Code.NOT_FOUND, f"no table {table_id!r}",
+                reason=Reason.TABLE_NOT_FOUND,
+            )
         return record
     async def _commit(
         self,
@@ -137,7 +143,10 @@ class TableBase:
                 reason=Reason.STALE_VERSION, meta={"version": old.version},
             ) from None
         except TableMissing:
-            raise TableError(Code.NOT_FOUND, f"no table {old.table_id!r}", reason=Reason.TABLE_NOT_FOUND) from None
+            raise TableError(
+                Code.NOT_FOUND, f"no table {old.table_id!r}",
+                reason=Reason.TABLE_NOT_FOUND,
+            ) from None
         self.hub.publish(old.table_id)
         if new.status == Status.FINISHED != old.status and self.on_finished is not None:
             self.on_finished(new)

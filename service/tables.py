@@ -155,7 +155,10 @@ class Tables(TableClock):
         neither `bot_levels` nor `entrants`: a seat of any built-in level (what a bot worker
         may take), never an outside entrant's."""
         if limit < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"})
+            raise TableError(
+                Code.INVALID_ARGUMENT, "limit may not be negative",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+            )
         if limit > MAX_LIST_LIMIT:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED,

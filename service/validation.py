@@ -126,9 +126,15 @@ def check_rejected(rejected: str, fallback: str) -> None:
 def check_table_id(table_id: str) -> None:
     """INVALID_ARGUMENT for what cannot be a table id, before it is used as a key anywhere."""
     if not table_id:
-        raise TableError(Code.INVALID_ARGUMENT, "table_id is required", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_id is required",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"},
+        )
     if len(table_id) > MAX_TABLE_ID_CHARS:
-        raise TableError(Code.INVALID_ARGUMENT, "table_id is too long to be a table id", reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"})
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_id is too long to be a table id",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"},
+        )
 
 
 @dataclass(frozen=True)
@@ -171,7 +177,8 @@ def check_create(
         )
         raise TableError(
             Code.INVALID_ARGUMENT, f"{info.name} is played by {span} players, not {players}",
-            reason=Reason.INVALID_ARGUMENT_PLAYERS, meta={"min": info.min_players, "max": info.max_players},
+            reason=Reason.INVALID_ARGUMENT_PLAYERS,
+            meta={"min": info.min_players, "max": info.max_players},
         )
     if seats and len(seats) != players:
         raise TableError(
@@ -186,7 +193,8 @@ def check_create(
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"fill_with_bots_after_seconds must be between 0 and {MAX_FILL_SECONDS:.0f}",
-            reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": "fill_with_bots_after_seconds", "max": MAX_FILL_SECONDS},
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+            meta={"option": "fill_with_bots_after_seconds", "max": MAX_FILL_SECONDS},
         )
     resolved = []
     for i, s in enumerate(seats):
@@ -239,7 +247,8 @@ def check_create(
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
-            reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": "turn_seconds", "max": MAX_TURN_SECONDS},
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+            meta={"option": "turn_seconds", "max": MAX_TURN_SECONDS},
         )
     ladder = options.get(LADDER_OPTION)
     if ladder is not None and LADDER_NAME.fullmatch(ladder) is None:
@@ -269,7 +278,8 @@ def check_create(
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"match_seconds must be between 0 and {MAX_MATCH_SECONDS:.0f} (7 days)",
-                reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": BUDGET_OPTION, "max": MAX_MATCH_SECONDS},
+                reason=Reason.INVALID_ARGUMENT_OPTION,
+                meta={"option": BUDGET_OPTION, "max": MAX_MATCH_SECONDS},
             )
         if not turn > 0:
             raise TableError(
@@ -286,7 +296,10 @@ def check_create(
         # checks the options now, and is dropped
         game.new_game(players, engine_options, seed)
     except ValueError as e:
-        raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}", reason=Reason.INVALID_ARGUMENT_OPTION) from None
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}",
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+        ) from None
     # an option given under an older name (an alias) is kept under its name
     stored_options = canonical_options(info.options, stored_options)
     engine_options = game_options(stored_options)
@@ -338,7 +351,10 @@ def reserve_seats(seats: tuple[Seat, ...], player_ids: Sequence[str]) -> tuple[S
         )
     named = [p for p in player_ids if p]
     if len(set(named)) != len(named):
-        raise TableError(Code.INVALID_ARGUMENT, "player_ids names a player twice: one seat each", reason=Reason.INVALID_ARGUMENT_SEAT)
+        raise TableError(
+            Code.INVALID_ARGUMENT, "player_ids names a player twice: one seat each",
+            reason=Reason.INVALID_ARGUMENT_SEAT,
+        )
     out = list(seats)
     for i, player in enumerate(player_ids):
         if not player:
