@@ -186,9 +186,9 @@ def test_move_refusals_name_the_rule_and_never_a_hidden_card(web_server: ServerP
         checked = 0
         for _ in range(16):
             public = c.view(tid)
-            if not public.to_act:
+            if not public.on_turn:
                 break
-            mover = public.to_act[0]
+            mover = public.on_turn[0]  # to_act holds every seat that may announce
             hands = {s: c.view(tid, s).view.doppelkopf.hand.split() for s in range(4)}
             legal = c.view(tid, mover).legal_moves
             attempts: list[tuple[int, str]] = []
@@ -212,7 +212,7 @@ def test_move_refusals_name_the_rule_and_never_a_hidden_card(web_server: ServerP
                         assert not any(re.search(rf"\b{re.escape(x)}\b", value) for x in others), (info, others)
                         assert not any(token in value for token in c.tokens.values())
                     checked += 1
-            c.move(tid, mover, legal[0])
+            c.move(tid, mover, next(m for m in legal if m in hands[mover]))  # a card, not a call
         assert checked > 20
         assert {"CARD_NOT_IN_HAND", "NOT_YOUR_TURN", "MUST_FOLLOW_SUIT"} <= rules, rules
     finally:
