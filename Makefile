@@ -20,6 +20,8 @@ WEB_SRC := $(shell find web/src -path web/src/gen -prune -o -type f -print 2>/de
 # `make lock` moves every pin to the newest release pyproject.toml allows;
 # `make lock LOCK_ARGS=` only follows pyproject.toml's changes and keeps the other pins
 LOCK_ARGS ?= --upgrade
+# where the installed googleapis-common-protos keeps its .proto files (the site-packages root)
+GOOGLEAPIS_ROOT := from pathlib import Path; import google.rpc.error_details_pb2 as m; print(Path(m.__file__).parents[2])
 
 .PHONY: setup run-setup gen web run serve bots play test test-latest lint lock bench soak clean
 
@@ -64,10 +66,13 @@ web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# google/rpc/error_details.proto (ErrorInfo: the reason codes of refusals) comes from the
+# googleapis-common-protos install that grpcio-status brings
 $(WEB_DIST): $(INSTALLED) web/node_modules/.installed $(PROTOS) $(WEB_SRC)
 	rm -rf web/src/gen && mkdir -p web/src/gen
-	$(BIN)/python -m grpc_tools.protoc -Iprotos --plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
-		--es_out=web/src/gen --es_opt=target=ts $(PROTOS)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos -I"$$($(BIN)/python -c "$(GOOGLEAPIS_ROOT)")" \
+		--plugin=protoc-gen-es=web/node_modules/.bin/protoc-gen-es \
+		--es_out=web/src/gen --es_opt=target=ts $(PROTOS) google/rpc/error_details.proto
 	cd web && npm run --silent check && npm run --silent build
 
 run: run-setup $(WEB_IF_NPM)

@@ -13,6 +13,7 @@ INVALID_ARGUMENT); a well-formed move that the rules forbid raises `IllegalMove`
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import random
 from abc import ABC, abstractmethod
@@ -29,8 +30,44 @@ MoveT = TypeVar("MoveT")
 ViewT = TypeVar("ViewT", bound=Message)  # the game's View message
 
 
+class MoveRule(enum.StrEnum):
+    """The kinds of rule a refused move breaks, as engines tell them apart. The service sends
+    the kind as the refusal's reason code, so that a client can say it in its player's words;
+    the API documentation lists each with the parameters that come with it."""
+
+    ILLEGAL_MOVE = "ILLEGAL_MOVE"  # a rule the engine names in words only
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
+    WRONG_PHASE = "WRONG_PHASE"  # a move of another part of the deal (a bid while playing)
+    MUST_FOLLOW_SUIT = "MUST_FOLLOW_SUIT"  # suit: the suit led ("trump" where trumps were)
+    MUST_TRUMP = "MUST_TRUMP"
+    MUST_OVERTRUMP = "MUST_OVERTRUMP"
+    MUST_LEAD_TRUMP_ACE = "MUST_LEAD_TRUMP_ACE"
+    MUST_BEAT = "MUST_BEAT"  # to_beat: the play on the table (public)
+    BID_TOO_LOW = "BID_TOO_LOW"  # bid: the current bid
+    MAY_NOT_PASS = "MAY_NOT_PASS"
+    ANNOUNCEMENT_NOT_ALLOWED = "ANNOUNCEMENT_NOT_ALLOWED"
+    DECLARATION_NOT_ALLOWED = "DECLARATION_NOT_ALLOWED"
+    DRAW_NOT_ALLOWED = "DRAW_NOT_ALLOWED"
+    END_TURN_NOT_ALLOWED = "END_TURN_NOT_ALLOWED"  # owed: bonus cards still to place
+    NOT_A_MATCH = "NOT_A_MATCH"
+    NO_BONUS_OWED = "NO_BONUS_OWED"
+    CALL_NOT_ALLOWED = "CALL_NOT_ALLOWED"
+    STOCK_TOO_SMALL = "STOCK_TOO_SMALL"  # stock: the cards left in the stock
+
+
 class IllegalMove(Exception):
-    """A well-formed move that the rules do not allow now; the message says why."""
+    """A well-formed move that the rules do not allow now; the message says why, `rule` says
+    which kind of rule (a code clients translate) and `params` what a translation may quote.
+    Params are public facts only (a suit led, the play to beat, a count): never a card of a
+    hand, not even the mover's own, so that a code and its params may go anywhere."""
+
+    def __init__(
+        self, message: str, rule: MoveRule = MoveRule.ILLEGAL_MOVE, **params: str | int
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.params = params
 
 
 def _shown(value: Any) -> str:

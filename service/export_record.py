@@ -19,6 +19,7 @@ from croupier.v1 import croupier_pb2 as pb
 
 from service import decode_cache, views
 from service.model import EventKind, Status
+from service.reasons import Reason
 from service.seats import Credential
 from service.store import Store
 from service.tables import Code, TableError, Tables
@@ -38,6 +39,7 @@ async def export_record(tables: Tables, table_id: str, token: Credential = None)
             f"table {table_id} is not finished (version {record.version}); its record, which "
             "shows every hand, is only given out once the match is over (or the table was "
             "closed as abandoned)",
+            reason=Reason.RECORD_NOT_READY,
         )
     game = tables.game(record.game)
     store: Store = tables.store

@@ -41,6 +41,7 @@ from jwt import PyJWK, PyJWKSet
 from common.logging import get_logger
 from engines.cache import remember
 from service.guest_keys import GUEST_ALGORITHM, GuestKeys
+from service.reasons import Reason
 from service.table_errors import Code, TableError
 
 log = get_logger("croupier.identity")
@@ -197,6 +198,7 @@ class Identities:
             raise TableError(
                 Code.FAILED_PRECONDITION,
                 "guest players are off on this server: sign in with its identity provider",
+                reason=Reason.GUESTS_DISABLED,
             )
         name = check_player_name(name)
         now = time.time()
@@ -310,7 +312,7 @@ def _decode(token: str, key: Any, alg: str, issuer: str, audience: str | None) -
             options={"require": ["exp", "iss"], "verify_aud": audience is not None},
         )
     except jwt.ExpiredSignatureError:
-        raise _refused("it has expired") from None
+        raise _refused("it has expired", Reason.IDENTITY_EXPIRED) from None
     except jwt.ImmatureSignatureError:
         raise _refused("it is not valid yet") from None
     except jwt.InvalidIssuerError:
@@ -326,20 +328,29 @@ def _decode(token: str, key: Any, alg: str, issuer: str, audience: str | None) -
     return claims
 
 
-def _refused(why: str) -> TableError:
-    return TableError(Code.UNAUTHENTICATED, f"the identity token is refused: {why}")
+def _refused(why: str, reason: Reason = Reason.IDENTITY_REFUSED) -> TableError:
+    return TableError(
+        Code.UNAUTHENTICATED, f"the identity token is refused: {why}", reason=reason
+    )
 
 
 def check_player_name(name: str) -> str:
     """A display name a person chose: 1 to 40 printable characters, trimmed."""
     name = name.strip()
     if not name:
-        raise TableError(Code.INVALID_ARGUMENT, "a name is required (1 to 40 characters)")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "a name is required (1 to 40 characters)",
+            reason=Reason.INVALID_ARGUMENT_NAME, meta={"max": MAX_PLAYER_NAME_CHARS},
+        )
     if len(name) > MAX_PLAYER_NAME_CHARS:
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"names are at most {MAX_PLAYER_NAME_CHARS} characters, not {len(name)}",
+            reason=Reason.INVALID_ARGUMENT_NAME, meta={"max": MAX_PLAYER_NAME_CHARS},
         )
     if not name.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "names may not contain control characters",
+            reason=Reason.INVALID_ARGUMENT_NAME,
+        )
     return name

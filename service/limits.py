@@ -32,6 +32,7 @@ from limits.errors import StorageError
 from redis.exceptions import RedisError
 
 from service.model import TableRecord
+from service.reasons import Reason
 from service.store import StoreUnavailable
 from service.tables import Code, TableError
 
@@ -102,10 +103,15 @@ class Guard:
         with self._reachable():
             allowed = await self._limiter.hit(self._rate, table_id, seat_key)
         if not allowed:
+            with self._reachable():
+                stats = await self._limiter.get_window_stats(self._rate, table_id, seat_key)
+            wait = max(1, math.ceil(stats.reset_time - time.time()))
             raise TableError(
                 Code.RESOURCE_EXHAUSTED,
                 f"too many moves from this seat: at most {self._rate} per seat; wait and "
                 "resend (the table is unchanged)",
+                reason=Reason.RATE_LIMITED,
+                meta={"retry_after_seconds": wait},
             )
 
     # --- streams --------------------------------------------------------------------------
@@ -166,6 +172,7 @@ class Guard:
                 Code.RESOURCE_EXHAUSTED,
                 f"this client already has {len(alive)} unfinished tables (the limit is "
                 f"{limit}); finish or abandon one first",
+                reason=Reason.TOO_MANY_TABLES, meta={"limit": limit},
             )
 
     async def created(self, client: str, table_id: str) -> None:
@@ -192,6 +199,7 @@ def _too_many_streams(table_id: str, limit: int) -> TableError:
         Code.RESOURCE_EXHAUSTED,
         f"table {table_id} already has {limit} open streams (the limit per table); "
         "close one or retry later",
+        reason=Reason.TOO_MANY_STREAMS, meta={"limit": limit},
     )
 
 

@@ -16,6 +16,7 @@ from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import json_format
 
 from service.model import LABEL_OPTION, LADDER_OPTION, RATED_OPTION, TIMER_OPTION
+from service.reasons import Reason
 from service.rpc import streaming, unary
 from service.table_errors import Code, TableError
 from service.tickets import Mode, Ticket, TicketConflict, TicketStatus, canonical_json
@@ -48,7 +49,10 @@ def request_options(options: Any) -> dict[str, Any]:
     try:
         raw = json_format.MessageToDict(options)
     except ValueError as e:  # NaN or infinity
-        raise TableError(Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}") from None
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}",
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+        ) from None
     return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()}
 
 
@@ -83,12 +87,21 @@ class MatchmakingRpc:
 
     async def _own(self, ticket_id: str, player: Player) -> Ticket:
         if not ticket_id:
-            raise TableError(Code.INVALID_ARGUMENT, "ticket_id is required")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "ticket_id is required",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "ticket_id"},
+            )
         if len(ticket_id) > MAX_TICKET_ID_CHARS:
-            raise TableError(Code.INVALID_ARGUMENT, "ticket_id is too long to be a ticket id")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "ticket_id is too long to be a ticket id",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "ticket_id"},
+            )
         found = await self.matchmaker.tickets.get(ticket_id)
         if found is None or found.player_id != player.player_id:
-            raise TableError(Code.NOT_FOUND, f"you have no ticket {ticket_id}")
+            raise TableError(
+                Code.NOT_FOUND, f"you have no ticket {ticket_id}",
+                reason=Reason.TICKET_NOT_FOUND,
+            )
         return found
 
     async def _keep_alive(self, ticket: Ticket) -> Ticket:
@@ -104,16 +117,23 @@ class MatchmakingRpc:
         player = await self.require_player(context)
         f.update(game=request.game[:64], mode=request.mode)
         if not request.game:
-            raise TableError(Code.INVALID_ARGUMENT, "game is required")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "game is required",
+                reason=Reason.INVALID_ARGUMENT_GAME,
+            )
         game = self.tables.game(request.game)
         if request.mode not in MODES:
-            raise TableError(Code.INVALID_ARGUMENT, f"unknown match mode {request.mode}")
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"unknown match mode {request.mode}",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "mode"},
+            )
         mode = MODES[request.mode]
         options = request_options(request.options)
         refused = [name for name in NOT_FOR_MATCHES if name in options]
         if refused:
             raise TableError(Code.INVALID_ARGUMENT,
-                             f"table option {refused[0]!r} is not for matchmaking tables")
+                             f"table option {refused[0]!r} is not for matchmaking tables",
+                             reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": refused[0]})
         mm = self.matchmaker
         options.setdefault(TIMER_OPTION, mm.settings.turn_seconds)
         new = check_create(game, request.players, options, (), 0.0, "")
@@ -132,6 +152,7 @@ class MatchmakingRpc:
                 Code.FAILED_PRECONDITION,
                 f"ticket {e.open_ticket.ticket_id} is open for {game.info.name} with another "
                 "request: CancelTicket it first",
+                reason=Reason.TICKET_OPEN,
             ) from None
         f.update(ticket=ticket.ticket_id, new=made)
         return await self._message(ticket)
@@ -187,5 +208,6 @@ class MatchmakingRpc:
                 Code.FAILED_PRECONDITION,
                 f"ticket {ticket.ticket_id} is matched already: table {ticket.table_id}, "
                 f"seat {ticket.seat}",
+                reason=Reason.TICKET_MATCHED,
             )
         return await self._message(ticket)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.logging import get_logger
-from engines.contract import Game, IllegalMove
+from engines.contract import Game, IllegalMove, MoveRule
 from service import decode_cache
 from service.model import (
     BUDGET_OPTION,
@@ -20,6 +20,7 @@ from service.model import (
     TableRecord,
 )
 from service.pause import pause_until, paused_refusal
+from service.reasons import Reason
 from service.seats import Credential, TableSeats
 from service.table_errors import Code, TableError, closed_as_abandoned
 from service.validation import MAX_BOT_LEVEL_CHARS, MAX_MOVE_CHARS, check_rejected
@@ -62,14 +63,19 @@ class TableMoves(TableSeats):
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"fallback must be empty or one of {', '.join(FALLBACKS)}; not {shown}",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "fallback"},
             )
         check_rejected(rejected, fallback)
         if len(text) > MAX_MOVE_CHARS:
             raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters"
+                Code.RESOURCE_EXHAUSTED, f"move text is at most {MAX_MOVE_CHARS} characters",
+                reason=Reason.TOO_LARGE, meta={"field": "move", "max": MAX_MOVE_CHARS},
             )
         if expected_version < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "expected_version may not be negative")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "expected_version may not be negative",
+                reason=Reason.INVALID_ARGUMENT_VERSION,
+            )
         async with self.lock(table_id):
             record = await self.get(table_id)
             seat = self.require_seat(record, token)
@@ -81,13 +87,15 @@ class TableMoves(TableSeats):
                 move = game.parse_move(text)
             except ValueError as e:
                 raise TableError(
-                    Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}", "malformed move"
+                    Code.INVALID_ARGUMENT, f"malformed move {text!r}: {e}", "malformed move",
+                    reason=Reason.INVALID_ARGUMENT_MOVE,
                 ) from None
             if expected_version > record.version:
                 raise TableError(
                     Code.INVALID_ARGUMENT,
                     f"expected_version {expected_version} is past table {table_id}'s version "
                     f"{record.version}: send the version of the view you decided on",
+                    reason=Reason.INVALID_ARGUMENT_VERSION, meta={"version": record.version},
                 )
             if expected_version and expected_version != record.version:
                 replay = await self._replay(record, game, seat, move, expected_version)
@@ -97,9 +105,13 @@ class TableMoves(TableSeats):
                     Code.ABORTED,
                     f"table {table_id} is at version {record.version}, not {expected_version}: "
                     "your view is stale; fetch it and decide again",
+                    reason=Reason.STALE_VERSION, meta={"version": record.version},
                 )
             if record.status == Status.FINISHED:
-                raise TableError(Code.FAILED_PRECONDITION, "the match is over")
+                raise TableError(
+                    Code.FAILED_PRECONDITION, "the match is over",
+                    reason=Reason.TABLE_FINISHED,
+                )
             if record.paused:
                 raise paused_refusal(record, self.clock())
             if record.status == Status.WAITING:
@@ -107,13 +119,17 @@ class TableMoves(TableSeats):
                 raise TableError(
                     Code.FAILED_PRECONDITION,
                     f"the game has not started: waiting for seat(s) {', '.join(empty)} to be taken",
+                    reason=Reason.TABLE_NOT_STARTED, meta={"waiting_seats": ",".join(empty)},
                 )
             state = decode_cache.decode(game, record.state)
             to_act = game.to_act(state)
             if seat not in to_act:
                 waiting = ", ".join(str(s) for s in sorted(to_act))
                 raise TableError(
-                    Code.FAILED_PRECONDITION, f"not your turn: seat {waiting} is to act"
+                    Code.FAILED_PRECONDITION,
+                    f"not your turn: seat {waiting} is to act",
+                    reason=MoveRule.NOT_YOUR_TURN,
+                    meta={"to_act": waiting.replace(" ", "")},
                 )
             mover = record.seats[seat]
             moved = mover.back() if mover.timeouts or mover.away else mover  # the count restarts
@@ -204,6 +220,8 @@ class TableMoves(TableSeats):
                 Code.FAILED_PRECONDITION,
                 f"illegal move {game.format_move(move)!r}: {e}",
                 "illegal move",
+                reason=e.rule,
+                meta=e.params,
             ) from None
         canonical = game.format_move(move)
         public = game.redact(state, seat, move, None)

@@ -20,6 +20,7 @@ from service import views
 from service.model import TableRecord
 from service.player_index import order_key, seat_of
 from service.presence import Presence
+from service.reasons import Reason
 from service.tables import PAGE_TOKEN_VERSION, Code, TableError, Tables
 
 DEFAULT_LIMIT = 20
@@ -53,6 +54,7 @@ def _read_token(token: str, scope: str) -> tuple[float, str]:
             "page_token is not one this server gave you for these filters: send the "
             "next_page_token of the previous ListMyTables reply, with the same game and "
             "include_finished",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "page_token"},
         ) from None
 
 
@@ -67,10 +69,14 @@ async def my_tables(
 ) -> tuple[list[MyTable], str]:
     """One page of the player's tables and the next page's token ("" after the last)."""
     if limit < 0:
-        raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "limit may not be negative",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+        )
     if limit > MAX_LIMIT:
         raise TableError(
-            Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} tables per request; asked for {limit}"
+            Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} tables per request; asked for {limit}",
+            reason=Reason.TOO_LARGE, meta={"field": "limit", "max": MAX_LIMIT},
         )
     if game:
         tables.game(game)  # an unknown game is a mistake worth saying, not an empty list

@@ -12,6 +12,7 @@ from service.model import EventKind, Status, TableFilter, TableRecord
 from service.moves import TableMoves
 from service.pause import PAUSE_BATCH, people
 from service.seats import Credential
+from service.reasons import Reason
 from service.table_errors import Code, TableError, closed_as_abandoned
 
 
@@ -32,6 +33,7 @@ class TablePacing(TableMoves):
                     Code.FAILED_PRECONDITION,
                     f"table {table_id} is not in a pause between deals: nothing to be ready "
                     "for (the pause follows a move that ends a deal, while the match goes on)",
+                    reason=Reason.NOT_IN_PAUSE,
                 )
             if seat in record.ready:
                 return record

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from service.model import TableRecord
+from service.reasons import Reason
 from service.table_errors import Code, TableError
 
 # pauses one round ends at most (the next round takes the rest)
@@ -34,4 +35,5 @@ def paused_refusal(record: TableRecord, now: float) -> TableError:
         f"the next deal starts {when}: wait for the DEAL_STARTS event (or say "
         "ReadyForNextDeal: once every person seated is ready it starts at once)",
         "move during the pause between deals",
+        reason=Reason.DEAL_PAUSE, meta={"seconds": max(left, 0)},
     )

@@ -25,6 +25,7 @@ from service.model import (
 from service.people_ratings import is_bot_entrant
 from service.rating_history import RatingPoint
 from service.ratings import competition_ranks
+from service.reasons import Reason
 from service.tables import Code, TableError, Tables
 
 DEFAULT_LIMIT = 20
@@ -57,10 +58,14 @@ def check_player_id(text: str, what: str) -> str:
     """INVALID_ARGUMENT unless `text` can be a player id (or a level's "bot:<level>")."""
     if len(text) > MAX_PLAYER_ID_CHARS:
         raise TableError(
-            Code.INVALID_ARGUMENT, f"{what} is at most {MAX_PLAYER_ID_CHARS} characters"
+            Code.INVALID_ARGUMENT, f"{what} is at most {MAX_PLAYER_ID_CHARS} characters",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": what},
         )
     if not text.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, f"{what} may hold printable characters only")
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"{what} may hold printable characters only",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": what},
+        )
     return text
 
 
@@ -95,13 +100,20 @@ async def leaderboard(tables: Tables, game: str, limit: int, around: str = ""
     `around` (half above, half below; NOT_FOUND if it has no rating there), and how many
     the board holds."""
     if not game:
-        raise TableError(Code.INVALID_ARGUMENT, "game is required")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "game is required",
+            reason=Reason.INVALID_ARGUMENT_GAME,
+        )
     tables.game(game)  # INVALID_ARGUMENT for an unknown game
     if limit < 0:
-        raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "limit may not be negative",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+        )
     if limit > MAX_LIMIT:
         raise TableError(
-            Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} entries per request; asked for {limit}"
+            Code.RESOURCE_EXHAUSTED, f"at most {MAX_LIMIT} entries per request; asked for {limit}",
+            reason=Reason.TOO_LARGE, meta={"field": "limit", "max": MAX_LIMIT},
         )
     limit = limit or DEFAULT_LIMIT
     board = await _board(tables, game)
@@ -109,7 +121,10 @@ async def leaderboard(tables: Tables, game: str, limit: int, around: str = ""
     if around:
         at = next((i for i, r in enumerate(board) if r.entrant == around), None)
         if at is None:
-            raise TableError(Code.NOT_FOUND, f"{around[:64]!r} has no rating in {game} yet")
+            raise TableError(
+                Code.NOT_FOUND, f"{around[:64]!r} has no rating in {game} yet",
+                reason=Reason.PLAYER_NOT_FOUND,
+            )
         start = max(0, min(at - limit // 2, len(board) - limit))
     return await _standings(tables, board, start, start + limit), len(board)
 
@@ -140,6 +155,7 @@ async def profile(tables: Tables, player_id: str, name: str = "", guest: bool | 
         raise TableError(
             Code.INVALID_ARGUMENT,
             "bot levels have no profile: their ratings are on the leaderboards",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "player_id"},
         )
     store = tables.store
     mine = {r.game: r for r in await store.ratings(PLAYERS_LADDER) if r.entrant == player_id}
@@ -147,7 +163,10 @@ async def profile(tables: Tables, player_id: str, name: str = "", guest: bool | 
         name = (await store.entrant_names(PLAYERS_LADDER, [player_id])).get(player_id, "")
     counts, recent = await _played(tables, player_id, mine, own)
     if not own and not mine and not name and not counts:
-        raise TableError(Code.NOT_FOUND, f"no player {player_id[:64]!r} is known here")
+        raise TableError(
+            Code.NOT_FOUND, f"no player {player_id[:64]!r} is known here",
+            reason=Reason.PLAYER_NOT_FOUND,
+        )
     games = []
     for game in sorted(mine.keys() | counts.keys()):
         standing = None

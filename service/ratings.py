@@ -26,6 +26,7 @@ from service.model import (
     Status,
     TableRecord,
 )
+from service.reasons import Reason
 from service.store import TableRated
 from service.tables import Code, TableError, Tables
 from service.validation import DEFAULT_BOT_LEVEL, check_table_id
@@ -42,12 +43,16 @@ _MODEL = PlackettLuce()
 def check_ladder(name: str, what: str = "ladder") -> str:
     """INVALID_ARGUMENT unless `name` can name a ladder."""
     if not name:
-        raise TableError(Code.INVALID_ARGUMENT, f"{what} is required")
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"{what} is required",
+            reason=Reason.INVALID_ARGUMENT_NAME,
+        )
     if len(name) > 40 or LADDER_NAME.fullmatch(name) is None:
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"{what} must be 1 to 40 of a-z, 0-9, '_', '.', '-', starting with a letter or "
             f"digit, got {_quote(name)}",
+            reason=Reason.INVALID_ARGUMENT_NAME,
         )
     return name
 
@@ -59,26 +64,40 @@ def _quote(text: str, limit: int = 48) -> str:
 
 def check_match_id(match_id: str) -> None:
     if not match_id:
-        raise TableError(Code.INVALID_ARGUMENT, "match_id is required")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "match_id is required",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
+        )
     if len(match_id) > MAX_MATCH_ID_CHARS:
         raise TableError(
-            Code.INVALID_ARGUMENT, f"match_id is at most {MAX_MATCH_ID_CHARS} characters"
+            Code.INVALID_ARGUMENT, f"match_id is at most {MAX_MATCH_ID_CHARS} characters",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
         )
     if not match_id.isprintable():
-        raise TableError(Code.INVALID_ARGUMENT, "match_id may hold printable characters only")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "match_id may hold printable characters only",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "match_id"},
+        )
 
 
 def check_table_ids(table_ids: Sequence[str]) -> tuple[str, ...]:
     if not table_ids:
-        raise TableError(Code.INVALID_ARGUMENT, "table_ids is required: the match's tables")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_ids is required: the match's tables",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"},
+        )
     if len(table_ids) > MAX_MATCH_TABLES:
         raise TableError(
-            Code.INVALID_ARGUMENT, f"a match has at most {MAX_MATCH_TABLES} tables"
+            Code.INVALID_ARGUMENT, f"a match has at most {MAX_MATCH_TABLES} tables",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"},
         )
     for table_id in table_ids:
         check_table_id(table_id)
     if len(set(table_ids)) != len(table_ids):
-        raise TableError(Code.INVALID_ARGUMENT, "table_ids lists a table twice")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_ids lists a table twice",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_ids"},
+        )
     return tuple(table_ids)
 
 
@@ -124,6 +143,7 @@ def seat_entrant(record: TableRecord, seat: int) -> str:
             Code.FAILED_PRECONDITION,
             f"seat {seat} of table {record.table_id} is not a bot seat: only entrants' seats "
             "are rated",
+            reason=Reason.NOT_RATABLE,
         )
     return s.bot_level or DEFAULT_BOT_LEVEL
 
@@ -137,7 +157,8 @@ def match_points(tables: Tables, ladder: str, records: Sequence[TableRecord]) ->
                 f"is still {r.status.value}"
             )
             raise TableError(
-                Code.FAILED_PRECONDITION, f"table {r.table_id} {why}: only finished tables are rated"
+                Code.FAILED_PRECONDITION, f"table {r.table_id} {why}: only finished tables are rated",
+                reason=Reason.NOT_RATABLE,
             )
         own = r.options.get(LADDER_OPTION)
         if own != ladder:
@@ -145,18 +166,21 @@ def match_points(tables: Tables, ladder: str, records: Sequence[TableRecord]) ->
             raise TableError(
                 Code.FAILED_PRECONDITION,
                 f"table {r.table_id} is not played for ladder {ladder!r} ({has})",
+                reason=Reason.NOT_RATABLE,
             )
         if r.game != first.game:
             raise TableError(
                 Code.FAILED_PRECONDITION,
                 f"tables {first.table_id} and {r.table_id} are of different games "
                 f"({first.game}, {r.game}): a match is of one game",
+                reason=Reason.NOT_RATABLE,
             )
         if r.players != first.players or r.options != first.options:
             raise TableError(
                 Code.FAILED_PRECONDITION,
                 f"tables {first.table_id} and {r.table_id} have different players or options: "
                 "a match is one deal, played on the same options in every seating",
+                reason=Reason.NOT_RATABLE,
             )
     game = tables.game(first.game)
     totals: dict[str, int] = {}
@@ -169,6 +193,7 @@ def match_points(tables: Tables, ladder: str, records: Sequence[TableRecord]) ->
         raise TableError(
             Code.FAILED_PRECONDITION,
             f"the tables seat one entrant only ({next(iter(totals))}): a rating needs two or more",
+            reason=Reason.NOT_RATABLE,
         )
     return MatchPoints(first.game, tuple(totals), tuple(totals.values()))
 
@@ -205,6 +230,7 @@ async def rate_match(tables: Tables, ladder: str, match_id: str, table_ids: Sequ
         raise TableError(
             Code.FAILED_PRECONDITION,
             f"table {e.table_id} was rated under match {_quote(e.match_id)} already",
+            reason=Reason.NOT_RATABLE,
         ) from None
     if stored is not None:  # a racing request rated it first
         return await _repeat(tables, stored, ids)
@@ -219,6 +245,7 @@ async def _repeat(tables: Tables, stored: RatedMatch, ids: Sequence[str]) -> Rat
             Code.FAILED_PRECONDITION,
             f"match {_quote(stored.match_id)} was rated with other tables: give each match an "
             "id of its own",
+            reason=Reason.NOT_RATABLE,
         )
     mine = set(stored.entrants)
     ratings = await tables.store.ratings(stored.ladder, stored.game)

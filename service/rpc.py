@@ -1,5 +1,6 @@
 """The wrapping every RPC handler shares: credentials read from metadata, TableError and
-store failures mapped to gRPC status codes, one log line per call (never a token)."""
+store failures mapped to gRPC status codes with their reason codes (a google.rpc.ErrorInfo in
+the status details), one log line per call (never a token)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from common.logging import get_logger
 from service import server_metrics
+from service.reasons import DOMAIN, FALLBACK, Reason
 from service.store import StoreUnavailable
 from service.tables import Code, TableError
 from service.validation import MAX_TABLE_ID_CHARS
@@ -45,28 +50,70 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise TableError(
-                Code.UNAUTHENTICATED, "authorization metadata must read 'Bearer <token>'"
+                Code.UNAUTHENTICATED,
+                "authorization metadata must read 'Bearer <token>'",
+                reason=Reason.BAD_AUTHORIZATION,
             )
         return token.strip()
     return None
 
 
 class _Failure(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str, log_message: str):
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        log_message: str,
+        reason: str,
+        meta: dict[str, str | int | float] | None = None,
+    ):
         self.code = code
         self.message = message
         self.log_message = log_message
+        self.reason = reason
+        self.meta = meta or {}
+
+    def status_details(self) -> tuple[tuple[str, str | bytes], ...]:
+        return status_details(self.code, self.message, self.reason, self.meta)
+
+
+def status_details(
+    code: grpc.StatusCode,
+    message: str,
+    reason: str,
+    meta: dict[str, str | int | float] | None = None,
+) -> tuple[tuple[str, str | bytes], ...]:
+    """The trailing metadata that carries a refusal's reason: a google.rpc.Status (the same
+    code and message) whose details hold one ErrorInfo, under grpc-status-details-bin."""
+    info = error_details_pb2.ErrorInfo(
+        reason=reason,
+        domain=DOMAIN,
+        metadata={k: _meta_text(v) for k, v in (meta or {}).items()},
+    )
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    return tuple(rpc_status.to_status(status).trailing_metadata)
+
+
+def _meta_text(value: str | int | float) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
-        return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message)
+        reason = exc.reason or FALLBACK.get(exc.code.name, Reason.INTERNAL)
+        return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message, reason, exc.meta)
     if isinstance(exc, StoreUnavailable):
         message = (
             "the table store is unreachable; retry (a SubmitMove sent again with the same "
             "move and expected_version is answered as the first if that one landed)"
         )
-        return _Failure(grpc.StatusCode.UNAVAILABLE, message, str(exc))
+        return _Failure(
+            grpc.StatusCode.UNAVAILABLE, message, str(exc), Reason.STORE_UNAVAILABLE
+        )
     # Unexpected: log where it happened, not the message (it might quote a state's cards).
     frames = traceback.extract_tb(exc.__traceback__)
     log.error(
@@ -76,7 +123,7 @@ def _classify(exc: BaseException, method: str) -> _Failure:
         where=[f"{f.filename}:{f.lineno} in {f.name}" for f in frames[-8:]],
     )
     message = f"internal error in {method}; see the server log"
-    return _Failure(grpc.StatusCode.INTERNAL, message, message)
+    return _Failure(grpc.StatusCode.INTERNAL, message, message, Reason.INTERNAL)
 
 
 def unary(
@@ -101,7 +148,7 @@ def unary(
             code = failure.code
         finally:
             _log_rpc(method, code, start, fields, failure)
-        await context.abort(failure.code, failure.message)
+        await context.abort(failure.code, failure.message, failure.status_details())
         raise AssertionError("unreachable")  # abort raises
 
     return wrapper
@@ -134,7 +181,7 @@ def streaming(
             server_metrics.STREAMS.dec()
             _log_rpc(method, code, start, fields, failure)
         if failure is not None:
-            await context.abort(failure.code, failure.message)
+            await context.abort(failure.code, failure.message, failure.status_details())
 
     return wrapper
 
@@ -149,7 +196,9 @@ def _log_rpc(
     seconds = time.perf_counter() - start
     server_metrics.observe_rpc(method, code.name, seconds)
     duration_ms = round(seconds * 1000, 3)
-    extra = {"error": failure.log_message} if failure is not None else {}
+    extra = (
+        {"error": failure.log_message, "reason": failure.reason} if failure is not None else {}
+    )
     table = fields.get("table")
     if isinstance(table, str) and len(table) > MAX_TABLE_ID_CHARS:  # no table has such an id
         fields["table"] = f"{table[:MAX_TABLE_ID_CHARS]}... ({len(table)} characters)"

@@ -21,6 +21,7 @@ from service.model import (
     Status,
     TableRecord,
 )
+from service.reasons import Reason
 from service.table_base import TableBase
 from service.table_errors import Code, TableError, closed_as_abandoned
 from service.validation import CLIENT_TOKEN, MAX_NAME_CHARS, outside_entrant
@@ -78,6 +79,7 @@ class TableSeats(TableBase):
                     Code.PERMISSION_DENIED,
                     f"table {record.table_id} is private: spectators are not admitted; "
                     "send the seat token of a seat you hold",
+                    reason=Reason.PRIVATE_TABLE,
                 )
             return None
         # every seat is compared, so the time taken says nothing about which matched
@@ -87,6 +89,7 @@ class TableSeats(TableBase):
                 Code.PERMISSION_DENIED,
                 f"the token holds no seat at table {record.table_id} (wrong table, or the seat "
                 "was given up)",
+                reason=Reason.BAD_TOKEN,
             )
         return found
     @staticmethod
@@ -99,6 +102,7 @@ class TableSeats(TableBase):
                 Code.PERMISSION_DENIED,
                 f"table {record.table_id} is private and you hold no seat at it: spectators "
                 "are not admitted",
+                reason=Reason.PRIVATE_TABLE,
             )
         return None
     @staticmethod
@@ -127,6 +131,7 @@ class TableSeats(TableBase):
                     Code.PERMISSION_DENIED,
                     f"you hold no seat at table {record.table_id} (join it first, or the seat "
                     "was given up)",
+                    reason=Reason.NOT_SEATED,
                 )
             return seat
         if not token:
@@ -134,6 +139,7 @@ class TableSeats(TableBase):
                 Code.UNAUTHENTICATED,
                 "a seat token is required: send 'authorization: Bearer <token>' metadata "
                 "(JoinTable returns the token)",
+                reason=Reason.TOKEN_REQUIRED,
             )
         seat = TableSeats.authenticate(record, token)
         assert seat is not None
@@ -191,25 +197,32 @@ class TableSeats(TableBase):
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 "bots join without an identity token: a player's identity is for people",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "bot"},
             )
         if entrant and not bot:
             raise TableError(
-                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty"
+                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "entrant"},
             )
         entrant = outside_entrant(entrant)
         name = name.strip()
         if len(name) > MAX_NAME_CHARS:
             raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"names are at most {MAX_NAME_CHARS} characters"
+                Code.RESOURCE_EXHAUSTED, f"names are at most {MAX_NAME_CHARS} characters",
+                reason=Reason.TOO_LARGE, meta={"field": "name", "max": MAX_NAME_CHARS},
             )
         if any(not ch.isprintable() for ch in name):
-            raise TableError(Code.INVALID_ARGUMENT, "names may not contain control characters")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "names may not contain control characters",
+                reason=Reason.INVALID_ARGUMENT_NAME,
+            )
         if token and not CLIENT_TOKEN.fullmatch(token):
             # never quote the token: it is a secret, even a malformed one
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"a token of your own must be 22 to 128 characters of A-Z, a-z, 0-9, '-' and "
                 f"'_' (this one has {len(token)} characters{self._odd_characters(token)})",
+                reason=Reason.INVALID_ARGUMENT_TOKEN,
             )
         async with self.lock(table_id):
             record = await self.get(table_id)
@@ -219,13 +232,17 @@ class TableSeats(TableBase):
                 if mine.kind == SeatKind.BOT and bot and (
                     mine.bot_level != entrant if entrant else mine.bot_level not in LEVEL_NAMES
                 ):
-                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(held, mine))
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, reserved_for(held, mine),
+                        reason=Reason.SEAT_RESERVED, meta={"seat": held},
+                    )
                 if (seat is not None and seat != held) or record.seats[held].is_bot != bot:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
                         f"this token already holds seat {held} at table {table_id} (as "
                         f"{'a bot' if record.seats[held].is_bot else 'a person'}); join with "
                         "another token for another seat",
+                        reason=Reason.ALREADY_SEATED, meta={"seat": held},
                     )
                 await self.present(record, held)
                 return held, token, record
@@ -233,7 +250,8 @@ class TableSeats(TableBase):
                 raise closed_as_abandoned(table_id, "nothing to join")
             if record.status == Status.FINISHED:
                 raise TableError(
-                    Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join"
+                    Code.FAILED_PRECONDITION, f"table {table_id} is finished; nothing to join",
+                    reason=Reason.TABLE_FINISHED,
                 )
             now = self.clock()
             if player is not None:
@@ -243,6 +261,7 @@ class TableSeats(TableBase):
                         Code.FAILED_PRECONDITION,
                         f"seat {theirs[0]} of table {table_id} is yours: a player holds one seat "
                         "at a table",
+                        reason=Reason.ALREADY_SEATED, meta={"seat": theirs[0]},
                     )
                 if theirs and record.seats[theirs[0]].occupied:
                     return await self._rejoin(record, theirs[0], token, now)
@@ -268,6 +287,7 @@ class TableSeats(TableBase):
                     raise TableError(
                         Code.FAILED_PRECONDITION,
                         f"table {table_id} has no free seat for {who}",
+                        reason=Reason.NO_FREE_SEAT,
                     )
                 seat = ranked[0]
             else:
@@ -276,23 +296,33 @@ class TableSeats(TableBase):
                         Code.INVALID_ARGUMENT,
                         f"seat {seat} does not exist: table {table_id} has seats 0 to "
                         f"{record.players - 1}",
+                        reason=Reason.INVALID_ARGUMENT_SEAT,
+                        meta={"seat": seat, "seats": record.players},
                     )
                 target = record.seats[seat]
                 if target.player and (player is None or target.player != player.player_id):
                     raise TableError(
                         Code.PERMISSION_DENIED,
                         f"seat {seat} of table {table_id} belongs to another player",
+                        reason=Reason.SEAT_BOUND_TO_ANOTHER_PLAYER, meta={"seat": seat},
                     )
                 if target.occupied:
-                    raise TableError(Code.FAILED_PRECONDITION, f"seat {seat} is taken")
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, f"seat {seat} is taken",
+                        reason=Reason.SEAT_TAKEN, meta={"seat": seat},
+                    )
                 if bot and target.kind == SeatKind.BOT and not self._bot_may_take(
                     record, target, now, entrant
                 ):
-                    raise TableError(Code.FAILED_PRECONDITION, reserved_for(seat, target))
+                    raise TableError(
+                        Code.FAILED_PRECONDITION, reserved_for(seat, target),
+                        reason=Reason.SEAT_RESERVED, meta={"seat": seat},
+                    )
                 if bot and entrant and target.kind == SeatKind.HUMAN:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
                         f"seat {seat} is open to people, not reserved for entrant {entrant}",
+                        reason=Reason.SEAT_RESERVED, meta={"seat": seat},
                     )
                 if bot and not self._bot_may_take(record, target, now, entrant):
                     due = record.fill_due_at()
@@ -302,12 +332,14 @@ class TableSeats(TableBase):
                         else f"bots may take it in {due - now:.0f} s, when the fill delay ends"
                     )
                     raise TableError(
-                        Code.FAILED_PRECONDITION, f"seat {seat} is open to people; {why}"
+                        Code.FAILED_PRECONDITION, f"seat {seat} is open to people; {why}",
+                        reason=Reason.SEAT_RESERVED, meta={"seat": seat},
                     )
                 if not bot and target.kind == SeatKind.BOT:
                     raise TableError(
                         Code.FAILED_PRECONDITION,
                         f"seat {seat} is reserved for a bot (entrant {target.bot_level})",
+                        reason=Reason.SEAT_RESERVED, meta={"seat": seat},
                     )
             token = token or secrets.token_urlsafe(24)
             old = record.seats[seat]
@@ -358,6 +390,7 @@ class TableSeats(TableBase):
                 raise TableError(
                     Code.FAILED_PRECONDITION,
                     f"table {table_id} is finished; there is nothing to leave",
+                    reason=Reason.TABLE_FINISHED,
                 )
             old = record.seats[seat]
             # a seat reserved for a player at the table's creation stays theirs

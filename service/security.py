@@ -24,6 +24,7 @@ from typing import Any
 import grpc
 
 from common.level_names import LEVEL_NAMES
+from service.reasons import Reason
 from service.tables import Code, TableError
 from service.validation import ENTRANT_NAME
 
@@ -111,10 +112,12 @@ class ApiKeys:
                 Code.UNAUTHENTICATED,
                 f"joining as entrant {entrant} needs an API key with the '{role}' role: send "
                 f"'{API_KEY_HEADER}: <key>' metadata",
+                reason=Reason.API_KEY_REQUIRED, meta={"role": role},
             )
         raise TableError(
             Code.PERMISSION_DENIED,
             f"this API key may not join as entrant {entrant} (it lacks the '{role}' role)",
+            reason=Reason.API_KEY_FORBIDDEN, meta={"role": role},
         )
 
     def allows(self, key: str | None, role: str, certified: bool = False) -> bool:
@@ -129,9 +132,11 @@ class ApiKeys:
             raise TableError(
                 Code.UNAUTHENTICATED,
                 f"{what} needs an API key: send '{API_KEY_HEADER}: <key>' metadata",
+                reason=Reason.API_KEY_REQUIRED, meta={"role": role},
             )
         raise TableError(Code.PERMISSION_DENIED, f"{what} needs an API key with the '{role}' "
-                         "role; this one lacks it")
+                         "role; this one lacks it",
+                         reason=Reason.API_KEY_FORBIDDEN, meta={"role": role})
 
 
 def _entrant_role(role: str) -> bool:

@@ -42,7 +42,8 @@ from service.model import RATED_OPTION, TIMER_OPTION, EventKind, Rating, SeatKin
 from service.my_tables_rpc import MyTablesRpc
 from service.people_ratings import PeopleRater
 from service.players_rpc import PlayersRpc
-from service.rpc import bearer_token, log, streaming, unary
+from service.reasons import Reason
+from service.rpc import bearer_token, log, status_details, streaming, unary
 from service.seats import Credential, hash_token, holds
 from service.security import ApiKeys, api_key, certified
 from service.store import Store, StoreUnavailable, open_store
@@ -108,6 +109,7 @@ class CroupierServicer(
                 Code.UNAUTHENTICATED,
                 "this call needs a player's identity token: send 'authorization: Bearer "
                 "<identity token>' metadata (CreateGuest gives guests one)",
+                reason=Reason.IDENTITY_REQUIRED,
             )
         return player
 
@@ -124,7 +126,10 @@ class CroupierServicer(
         f["game"] = request.game
         if not request.game:
             names = ", ".join(sorted(g.info.name for g in self.catalog()))
-            raise TableError(Code.INVALID_ARGUMENT, f"game is required; known games: {names}")
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"game is required; known games: {names}",
+                reason=Reason.INVALID_ARGUMENT_GAME,
+            )
         seats = []
         for i, spec in enumerate(request.seats):
             if spec.kind == pb.SEAT_KIND_BOT:
@@ -132,12 +137,18 @@ class CroupierServicer(
             elif spec.kind in (pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_UNSPECIFIED):
                 seats.append(SeatRequest(SeatKind.HUMAN, entrant=spec.entrant))
             else:
-                raise TableError(Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}")
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"seat {i} has an unknown kind {spec.kind}",
+                    reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
+                )
         # Struct numbers are doubles: give integral ones back their integer type
         try:
             raw = json_format.MessageToDict(request.options)
         except ValueError as e:  # NaN or infinity: no JSON value, no option value either
-            raise TableError(Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}") from None
+            raise TableError(
+                Code.INVALID_ARGUMENT, f"options are not valid JSON: {e}",
+                reason=Reason.INVALID_ARGUMENT_OPTION,
+            ) from None
         options = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in raw.items()
         }
@@ -146,6 +157,7 @@ class CroupierServicer(
                 Code.INVALID_ARGUMENT,
                 f"table option {RATED_OPTION!r} is the server's: rated tables come from rated "
                 "matchmaking (FindMatch)",
+                reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": RATED_OPTION},
             )
         key = api_key(context)
         self.keys.require(key, "tables", "Creating tables")
@@ -171,7 +183,8 @@ class CroupierServicer(
         f.update(table=request.table_id, bot=request.bot)
         if request.entrant and not request.bot:
             raise TableError(
-                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty"
+                Code.INVALID_ARGUMENT, "entrant is for bots: set bot too, or leave entrant empty",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "entrant"},
             )
         entrant = outside_entrant(request.entrant)
         if entrant:
@@ -208,7 +221,10 @@ class CroupierServicer(
         status = None
         if request.status != pb.TABLE_STATUS_UNSPECIFIED:
             if request.status not in views.STATUS_FROM_PB:
-                raise TableError(Code.INVALID_ARGUMENT, f"unknown table status {request.status}")
+                raise TableError(
+                    Code.INVALID_ARGUMENT, f"unknown table status {request.status}",
+                    reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "status"},
+                )
             status = views.STATUS_FROM_PB[request.status]
         # private tables are joined by id: listed only to bots looking for seats (bot
         # workers, or an entrant's key asking for its own seats alone)
@@ -312,7 +328,10 @@ class CroupierServicer(
         f.update(table=table_id, from_version=request.from_version)
         token = await self.credential(context)
         if request.from_version < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "from_version may not be negative")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "from_version may not be negative",
+                reason=Reason.INVALID_ARGUMENT_VERSION,
+            )
         record = await self.tables.get(table_id)
         seat = self.tables.authenticate(record, token)
         f["seat"] = seat
@@ -321,6 +340,7 @@ class CroupierServicer(
                 Code.INVALID_ARGUMENT,
                 f"from_version {request.from_version} is past the table's version "
                 f"{record.version}: resume from the last version received",
+                reason=Reason.INVALID_ARGUMENT_VERSION, meta={"version": record.version},
             )
         async with self.guard.stream(table_id):  # a refusal for too many streams changes nothing
             await self.tables.present(record, seat)
@@ -375,7 +395,8 @@ class CroupierServicer(
             if self.tables.hub.closed:
                 f["sent"] = sent
                 raise TableError(
-                    Code.UNAVAILABLE, f"server is shutting down; resume with from_version={last}"
+                    Code.UNAVAILABLE, f"server is shutting down; resume with from_version={last}",
+                    reason=Reason.SHUTTING_DOWN, meta={"from_version": last},
                 )
             events = await store.events_after(table_id, last, limit=STREAM_BATCH)
             seen = await seats_presence.read(table_id) if presence else None
@@ -433,7 +454,8 @@ class CroupierServicer(
     ) -> pb.PingResponse:
         if len(request.payload) > MAX_PING_BYTES:
             raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes"
+                Code.RESOURCE_EXHAUSTED, f"ping payload is at most {MAX_PING_BYTES} bytes",
+                reason=Reason.TOO_LARGE, meta={"field": "payload", "max": MAX_PING_BYTES},
             )
         return pb.PingResponse(payload=request.payload)
 
@@ -497,6 +519,9 @@ class RejectUnparseable(grpc.aio.ServerInterceptor):
         parse = handler.request_deserializer
         name = method.rsplit("/", 1)[-1]
         message = f"the request is not a valid {name} request message"
+        unparseable = status_details(
+            grpc.StatusCode.INVALID_ARGUMENT, message, Reason.INVALID_ARGUMENT_REQUEST
+        )
 
         def safe_parse(data: bytes) -> Any:
             try:
@@ -510,7 +535,7 @@ class RejectUnparseable(grpc.aio.ServerInterceptor):
             async def unary_checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 if request is _UNPARSEABLE:
                     log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
-                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message, unparseable)
                 return await unary_fn(request, context)
 
             return handler._replace(request_deserializer=safe_parse, unary_unary=unary_checked)
@@ -522,7 +547,7 @@ class RejectUnparseable(grpc.aio.ServerInterceptor):
             ) -> AsyncIterator[Any]:
                 if request is _UNPARSEABLE:
                     log.info("rpc", method=name, code="INVALID_ARGUMENT", error=message)
-                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+                    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message, unparseable)
                 async for item in stream_fn(request, context):
                     yield item
 

@@ -24,6 +24,7 @@ from service.model import (
     TableRecord,
 )
 from service.presence import PresencePolicy, SeatPresence
+from service.reasons import Reason
 from service.store import Store, TableMissing, VersionConflict
 from service.table_errors import Code, TableError
 from service.validation import check_table_id, game_options
@@ -109,7 +110,10 @@ class TableBase:
         try:
             return self.games(name)
         except ValueError as e:
-            raise TableError(Code.INVALID_ARGUMENT, str(e)) from None
+            raise TableError(
+                Code.INVALID_ARGUMENT, str(e),
+                reason=Reason.INVALID_ARGUMENT_GAME,
+            ) from None
     def lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
         if lock is None:
@@ -120,7 +124,10 @@ class TableBase:
         check_table_id(table_id)
         record = await self.store.get(table_id)
         if record is None:
-            raise TableError(Code.NOT_FOUND, f"no table {table_id!r}")
+            raise TableError(
+                Code.NOT_FOUND, f"no table {table_id!r}",
+                reason=Reason.TABLE_NOT_FOUND,
+            )
         return record
     async def _commit(
         self,
@@ -136,9 +143,13 @@ class TableBase:
                 Code.ABORTED,
                 f"table {old.table_id} changed while this request ran (it is past version "
                 f"{old.version}); fetch the view and try again",
+                reason=Reason.STALE_VERSION, meta={"version": old.version},
             ) from None
         except TableMissing:
-            raise TableError(Code.NOT_FOUND, f"no table {old.table_id!r}") from None
+            raise TableError(
+                Code.NOT_FOUND, f"no table {old.table_id!r}",
+                reason=Reason.TABLE_NOT_FOUND,
+            ) from None
         self.hub.publish(old.table_id)
         if new.status == Status.FINISHED != old.status and self.on_finished is not None:
             self.on_finished(new)

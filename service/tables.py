@@ -44,6 +44,7 @@ from service.model import (
     TableRecord,
 )
 from service.moves import MoveOutcome
+from service.reasons import Reason
 from service.store import TableExists
 from service.table_errors import Code, TableError
 from service.validation import (
@@ -154,20 +155,26 @@ class Tables(TableClock):
         neither `bot_levels` nor `entrants`: a seat of any built-in level (what a bot worker
         may take), never an outside entrant's."""
         if limit < 0:
-            raise TableError(Code.INVALID_ARGUMENT, "limit may not be negative")
+            raise TableError(
+                Code.INVALID_ARGUMENT, "limit may not be negative",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "limit"},
+            )
         if limit > MAX_LIST_LIMIT:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED,
                 f"at most {MAX_LIST_LIMIT} tables per request; asked for {limit}",
+                reason=Reason.TOO_LARGE, meta={"field": "limit", "max": MAX_LIST_LIMIT},
             )
         if bot_levels and not waiting_for_bot:
             raise TableError(
                 Code.INVALID_ARGUMENT, "bot_levels filters the tables waiting for a bot: "
-                "set waiting_for_bot too"
+                "set waiting_for_bot too",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "bot_levels"},
             )
         if len(bot_levels) > len(LEVEL_NAMES):
             raise TableError(
-                Code.RESOURCE_EXHAUSTED, f"at most {len(LEVEL_NAMES)} bot levels; got {len(bot_levels)}"
+                Code.RESOURCE_EXHAUSTED, f"at most {len(LEVEL_NAMES)} bot levels; got {len(bot_levels)}",
+                reason=Reason.TOO_LARGE, meta={"field": "bot_levels", "max": len(LEVEL_NAMES)},
             )
         unknown = [level for level in bot_levels if level not in LEVEL_NAMES]
         if unknown:
@@ -175,16 +182,19 @@ class Tables(TableClock):
                 Code.INVALID_ARGUMENT,
                 f"unknown bot level {unknown[0][:MAX_BOT_LEVEL_CHARS]!r}; levels: "
                 f"{', '.join(LEVEL_NAMES)}",
+                reason=Reason.INVALID_ARGUMENT_BOT_LEVEL,
             )
         if entrants and not waiting_for_bot:
             raise TableError(
                 Code.INVALID_ARGUMENT, "entrants filters the tables waiting for a bot: "
-                "set waiting_for_bot too"
+                "set waiting_for_bot too",
+                reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "entrants"},
             )
         if len(entrants) > MAX_LIST_ENTRANTS:
             raise TableError(
                 Code.RESOURCE_EXHAUSTED,
                 f"at most {MAX_LIST_ENTRANTS} entrants; got {len(entrants)}",
+                reason=Reason.TOO_LARGE, meta={"field": "entrants", "max": MAX_LIST_ENTRANTS},
             )
         for entrant in entrants:
             check_entrant(entrant)
@@ -225,6 +235,7 @@ class Tables(TableClock):
             "page_token is not one this server gave for these filters: send the "
             "next_page_token of the previous reply, with the same game, status, "
             "waiting_for_bot, bot_levels, entrants and include_abandoned",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "page_token"},
         )
         if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise wrong

@@ -27,6 +27,7 @@ from service.model import (
     Seat,
     SeatKind,
 )
+from service.reasons import Reason
 from service.table_errors import Code, TableError
 
 # Limits: beyond them a request is refused with RESOURCE_EXHAUSTED.
@@ -72,6 +73,7 @@ def check_entrant(name: str, what: str = "entrant") -> None:
             Code.INVALID_ARGUMENT,
             f"{what} name {shown} is malformed: entrant names are 1 to 40 of a-z, 0-9, '_', "
             "'.' and '-', starting with a letter or digit",
+            reason=Reason.INVALID_ARGUMENT_NAME,
         )
 
 
@@ -105,25 +107,34 @@ def check_rejected(rejected: str, fallback: str) -> None:
             Code.INVALID_ARGUMENT,
             f"rejected is the bot's refused answer: only with fallback "
             f"{' or '.join(ANSWERED_FALLBACKS)}",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "rejected"},
         )
     if len(rejected) > MAX_REJECTED_CHARS:
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"rejected is at most {MAX_REJECTED_CHARS} characters (cut it), not {len(rejected)}",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "rejected"},
         )
     if not rejected.isprintable():
         raise TableError(
             Code.INVALID_ARGUMENT,
             "rejected holds control characters: replace them (e.g. with U+FFFD)",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "rejected"},
         )
 
 
 def check_table_id(table_id: str) -> None:
     """INVALID_ARGUMENT for what cannot be a table id, before it is used as a key anywhere."""
     if not table_id:
-        raise TableError(Code.INVALID_ARGUMENT, "table_id is required")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_id is required",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"},
+        )
     if len(table_id) > MAX_TABLE_ID_CHARS:
-        raise TableError(Code.INVALID_ARGUMENT, "table_id is too long to be a table id")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "table_id is too long to be a table id",
+            reason=Reason.INVALID_ARGUMENT_FIELD, meta={"field": "table_id"},
+        )
 
 
 @dataclass(frozen=True)
@@ -155,6 +166,7 @@ def check_create(
             Code.RESOURCE_EXHAUSTED,
             f"options take {len(options_json)} characters as JSON; the limit is "
             f"{MAX_OPTIONS_JSON_CHARS}",
+            reason=Reason.TOO_LARGE, meta={"field": "options", "max": MAX_OPTIONS_JSON_CHARS},
         )
     players = players or info.min_players
     if not info.min_players <= players <= info.max_players:
@@ -164,13 +176,16 @@ def check_create(
             else f"{info.min_players} to {info.max_players}"
         )
         raise TableError(
-            Code.INVALID_ARGUMENT, f"{info.name} is played by {span} players, not {players}"
+            Code.INVALID_ARGUMENT, f"{info.name} is played by {span} players, not {players}",
+            reason=Reason.INVALID_ARGUMENT_PLAYERS,
+            meta={"min": info.min_players, "max": info.max_players},
         )
     if seats and len(seats) != players:
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"seats lists {len(seats)} seat(s) for {players} players: give one per player, "
             "or none for all open to people",
+            reason=Reason.INVALID_ARGUMENT_SEAT,
         )
     if not math.isfinite(fill_with_bots_after_seconds) or not (
         0 <= fill_with_bots_after_seconds <= MAX_FILL_SECONDS
@@ -178,6 +193,8 @@ def check_create(
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"fill_with_bots_after_seconds must be between 0 and {MAX_FILL_SECONDS:.0f}",
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+            meta={"option": "fill_with_bots_after_seconds", "max": MAX_FILL_SECONDS},
         )
     resolved = []
     for i, s in enumerate(seats):
@@ -186,6 +203,7 @@ def check_create(
                 Code.INVALID_ARGUMENT,
                 f"seat {i} names an entrant but is not a bot seat: give it kind "
                 "SEAT_KIND_BOT",
+                reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
             )
         if s.entrant:
             check_entrant(s.entrant, f"seat {i}'s entrant")
@@ -194,6 +212,7 @@ def check_create(
                     Code.INVALID_ARGUMENT,
                     f"seat {i} names both bot_level {s.bot_level[:MAX_BOT_LEVEL_CHARS]!r} "
                     f"and entrant {s.entrant!r}: give one (a level's name is that level)",
+                    reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
                 )
             s = SeatRequest(s.kind, "", s.entrant)
         resolved.append(s)
@@ -201,7 +220,8 @@ def check_create(
     levels = [s.bot_level for s in seats] + [fill_level]
     if any(len(level) > MAX_BOT_LEVEL_CHARS for level in levels):
         raise TableError(
-            Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters"
+            Code.RESOURCE_EXHAUSTED, f"bot levels are at most {MAX_BOT_LEVEL_CHARS} characters",
+            reason=Reason.TOO_LARGE, meta={"field": "bot_level", "max": MAX_BOT_LEVEL_CHARS},
         )
     unknown = [level for level in levels if level and level not in LEVEL_NAMES]
     if unknown:
@@ -209,6 +229,7 @@ def check_create(
             Code.INVALID_ARGUMENT,
             f"unknown bot level {unknown[0]!r}; levels: {', '.join(LEVEL_NAMES)} "
             f"(empty: {DEFAULT_BOT_LEVEL})",
+            reason=Reason.INVALID_ARGUMENT_BOT_LEVEL,
         )
     for name, kind in TABLE_OPTIONS.items():
         value = options.get(name)
@@ -218,13 +239,16 @@ def check_create(
             what = ("true or false" if kind is bool else "a string" if kind is str
                     else "a number of seconds")
             raise TableError(
-                Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}"
+                Code.INVALID_ARGUMENT, f"table option {name!r} must be {what}, got {value!r}",
+                reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": name},
             )
     turn = options.get("turn_seconds", 0)
     if not (math.isfinite(turn) and 0 <= turn <= MAX_TURN_SECONDS):
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"turn_seconds must be between 0 (no timer) and {MAX_TURN_SECONDS:.0f}",
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+            meta={"option": "turn_seconds", "max": MAX_TURN_SECONDS},
         )
     ladder = options.get(LADDER_OPTION)
     if ladder is not None and LADDER_NAME.fullmatch(ladder) is None:
@@ -232,11 +256,13 @@ def check_create(
             Code.INVALID_ARGUMENT,
             f"table option {LADDER_OPTION!r} must be 1 to 40 of a-z, 0-9, '_', '.', '-', "
             "starting with a letter or digit",
+            reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": LADDER_OPTION},
         )
     if ladder == PLAYERS_LADDER:  # rated tables' ladder: RateMatch may not write to it
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"the ladder {PLAYERS_LADDER!r} is the rated tables' own: name another ladder",
+            reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": LADDER_OPTION},
         )
     label = options.get(LABEL_OPTION)
     if label is not None and TABLE_LABEL.fullmatch(label) is None:
@@ -244,6 +270,7 @@ def check_create(
             Code.INVALID_ARGUMENT,
             f"table option {LABEL_OPTION!r} must be 1 to 64 of a-z, 0-9, '_', '.', '-', "
             "starting with a letter or digit",
+            reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": LABEL_OPTION},
         )
     if BUDGET_OPTION in options:
         budget = options[BUDGET_OPTION]
@@ -251,12 +278,15 @@ def check_create(
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"match_seconds must be between 0 and {MAX_MATCH_SECONDS:.0f} (7 days)",
+                reason=Reason.INVALID_ARGUMENT_OPTION,
+                meta={"option": BUDGET_OPTION, "max": MAX_MATCH_SECONDS},
             )
         if not turn > 0:
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 "match_seconds is a budget beyond each move's turn_seconds: set "
                 "turn_seconds above 0 too",
+                reason=Reason.INVALID_ARGUMENT_OPTION, meta={"option": BUDGET_OPTION},
             )
     seed = secrets.token_hex(16)
     stored_options = json.loads(options_json)
@@ -266,7 +296,10 @@ def check_create(
         # checks the options now, and is dropped
         game.new_game(players, engine_options, seed)
     except ValueError as e:
-        raise TableError(Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}") from None
+        raise TableError(
+            Code.INVALID_ARGUMENT, f"bad options for {info.name}: {e}",
+            reason=Reason.INVALID_ARGUMENT_OPTION,
+        ) from None
     # an option given under an older name (an alias) is kept under its name
     stored_options = canonical_options(info.options, stored_options)
     engine_options = game_options(stored_options)
@@ -287,6 +320,7 @@ def check_create(
                 Code.INVALID_ARGUMENT,
                 f"{info.name} with these options keeps seat(s) {bots} for computers: "
                 f"seat {wrong[0]} must be a bot seat",
+                reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": wrong[0]},
             )
     seat_records = tuple(
         Seat(kind=SeatKind.BOT, bot_level=s.entrant or s.bot_level or DEFAULT_BOT_LEVEL)
@@ -313,10 +347,14 @@ def reserve_seats(seats: tuple[Seat, ...], player_ids: Sequence[str]) -> tuple[S
         raise TableError(
             Code.INVALID_ARGUMENT,
             f"player_ids names {len(player_ids)} seats; the table has {len(seats)}",
+            reason=Reason.INVALID_ARGUMENT_SEAT,
         )
     named = [p for p in player_ids if p]
     if len(set(named)) != len(named):
-        raise TableError(Code.INVALID_ARGUMENT, "player_ids names a player twice: one seat each")
+        raise TableError(
+            Code.INVALID_ARGUMENT, "player_ids names a player twice: one seat each",
+            reason=Reason.INVALID_ARGUMENT_SEAT,
+        )
     out = list(seats)
     for i, player in enumerate(player_ids):
         if not player:
@@ -326,15 +364,18 @@ def reserve_seats(seats: tuple[Seat, ...], player_ids: Sequence[str]) -> tuple[S
                 Code.INVALID_ARGUMENT,
                 f"player_ids[{i}] is not a player id (1 to {MAX_PLAYER_ID_CHARS} printable "
                 "characters)",
+                reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
             )
         if player.startswith(BOT_PLAYER_PREFIX):
             raise TableError(
                 Code.INVALID_ARGUMENT,
                 f"player_ids[{i}] names a bot level: reserve a bot seat with seats instead",
+                reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
             )
         if seats[i].kind != SeatKind.HUMAN:
             raise TableError(
-                Code.INVALID_ARGUMENT, f"seat {i} is a bot seat: it cannot be reserved for a player"
+                Code.INVALID_ARGUMENT, f"seat {i} is a bot seat: it cannot be reserved for a player",
+                reason=Reason.INVALID_ARGUMENT_SEAT, meta={"seat": i},
             )
         out[i] = replace(seats[i], player=player, reserved=True)
     return tuple(out)

@@ -4,7 +4,7 @@ The protocols come from the `connectrpc` library (HTTP/1.1 and HTTP/2 via hyperc
 gRPC server's event loop). Each endpoint calls the very same `CroupierServicer` method the
 native gRPC server calls, through `_Context`, a small adapter that gives it what it reads from
 a `grpc.aio.ServicerContext` (the metadata) and turns its `abort` into a `ConnectError` with
-the same code and message. No rule, view or error text lives here. The same port serves the
+the same code, message and details (the reason code). No rule, view or error text lives here. The same port serves the
 built reference client (web/dist) for every path outside the API. What hypercorn and connectrpc
 would get wrong with malformed input is fixed in `web_h2` (HTTP/2) and `web_guard`.
 """
@@ -29,8 +29,10 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import message_factory
+from google.rpc import status_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
+from protobuf.wkt import Any as WktAny  # connectrpc's protobuf runtime (protobuf-py)
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
@@ -56,7 +58,8 @@ ALLOW_HEADERS = [
     "x-user-agent",
 ]
 MAX_REQUEST_BYTES = 1 << 20  # the default of the gRPC port's grpc.max_receive_message_length
-EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin"]
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+EXPOSE_HEADERS = ["grpc-status", "grpc-message", STATUS_DETAILS_KEY]
 
 log = get_logger("croupier.web")
 
@@ -86,8 +89,23 @@ class _Context:
         """Connect gives no "client left" flag: its handler task is cancelled instead."""
         return False
 
-    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
-        raise ConnectError(_connect_code(code), details)
+    async def abort(
+        self,
+        code: grpc.StatusCode,
+        details: str = "",
+        trailing_metadata: Sequence[tuple[str, str | bytes]] = (),
+    ) -> NoReturn:
+        """The status details the servicer sends as trailing metadata (its reason code, an
+        ErrorInfo) become the ConnectError's details: Connect's JSON `details`, gRPC-Web's
+        grpc-status-details-bin."""
+        extra: list[WktAny] = []
+        for key, value in trailing_metadata:
+            if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
+                extra.extend(
+                    WktAny(type_url=d.type_url, value=d.value)
+                    for d in status_pb2.Status.FromString(value).details
+                )
+        raise ConnectError(_connect_code(code), details, details=extra)
 
 
 def method_info(name: str) -> MethodInfo[Any, Any]:

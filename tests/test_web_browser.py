@@ -198,7 +198,9 @@ def test_lobby_lists_tables_and_shows_errors(stack: ServerProcess, page: Page) -
     page.click("#create-button")
     alert = page.wait_for_selector(".error")
     assert alert is not None  # None only when waiting for a selector to go away
-    assert "INVALID_ARGUMENT" in alert.inner_text()
+    # the refusal's reason code in the player's words, never a status name
+    assert "table settings don't work together" in alert.inner_text()
+    assert "INVALID_ARGUMENT" not in alert.inner_text()
     assert "#/table/" not in page.url
     # a table made elsewhere shows up in the lobby; Join takes its open seat
     client = Client(stack.address)

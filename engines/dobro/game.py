@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import dobro_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.contract import Game, GameInfo, IllegalMove, MoveRule, OptionSpec, Result
 from engines.dealing import ConstrainedDeal
 from engines.dobro import bounds
 from engines.dobro.cards import (
@@ -280,28 +280,38 @@ class Dobro(Game[DobroState, Move, pb.DobroView]):
             extra = ""
             if state.forgetters and any(f != seat for f in state.forgetters):
                 extra = "; you may only call a forgetting now"
-            raise IllegalMove(f"it is seat {state.turn}'s turn, not seat {seat}'s{extra}")
+            raise IllegalMove(
+                f"it is seat {state.turn}'s turn, not seat {seat}'s{extra}",
+                MoveRule.NOT_YOUR_TURN,
+                to_act=state.turn,
+            )
         if stage == PLAY:
             if kind == PASS:
                 return _pass(state, seat)
             if kind in (DRAW, END):
                 raise IllegalMove(
                     f"'{move.text}' comes after a play: play a card, a pair or a special card, "
-                    "or pass"
+                    "or pass",
+                    MoveRule.WRONG_PHASE,
                 )
             return _play(state, seat, move)
         if kind == DRAW:
             if stage == END_TURN:
-                raise IllegalMove("you have drawn already: end your turn ('end')")
+                raise IllegalMove(
+                    "you have drawn already: end your turn ('end')", MoveRule.DRAW_NOT_ALLOWED
+                )
             if state.pos >= len(state.pile):
-                raise IllegalMove("the draw pile is empty: end your turn ('end')")
+                raise IllegalMove(
+                    "the draw pile is empty: end your turn ('end')", MoveRule.DRAW_NOT_ALLOWED
+                )
             return _draw_move(state, seat)
         if kind == END:
             return _end_turn(state, seat)
         if stage == END_TURN:
-            raise IllegalMove("you have drawn: end your turn ('end')")
+            raise IllegalMove("you have drawn: end your turn ('end')", MoveRule.WRONG_PHASE)
         raise IllegalMove(
-            "you have played this turn: draw ('draw'), or end your turn ('end') without drawing"
+            "you have played this turn: draw ('draw'), or end your turn ('end') without drawing",
+            MoveRule.WRONG_PHASE,
         )
 
     # --- notation -----------------------------------------------------------------------
@@ -467,7 +477,8 @@ def _without(forgetters: tuple[int, ...], seat: int) -> tuple[int, ...]:
 def _pass(state: DobroState, seat: int) -> DobroState:
     if not state.auction:
         raise IllegalMove(
-            "you open this auction: play a card or a pair (the opener may not pass)"
+            "you open this auction: play a card or a pair (the opener may not pass)",
+            MoveRule.MAY_NOT_PASS,
         )
     s = state.copy()
     taken = state.auction_cards
@@ -499,7 +510,10 @@ def _describe(move: Move) -> str:
 def _play(state: DobroState, seat: int, move: Move) -> DobroState:
     hand = state.hands[seat]
     if not contains(hand, move.cards):
-        raise IllegalMove(f"your hand does not hold {_describe(move)} (hand: {cards_text(hand)})")
+        raise IllegalMove(
+            f"your hand does not hold {_describe(move)} (hand: {cards_text(hand)})",
+            MoveRule.CARD_NOT_IN_HAND,
+        )
     opening = not state.auction
     amount = move.amount
     kind = move.kind
@@ -518,7 +532,9 @@ def _play(state: DobroState, seat: int, move: Move) -> DobroState:
         if amount < value:
             raise IllegalMove(
                 f"{move.text} makes {amount}, less than the value in play {value}: play {value} "
-                "or more, a special card, or pass"
+                "or more, a special card, or pass",
+                MoveRule.MUST_BEAT,
+                to_beat=value,
             )
         if amount == value:
             new_value, dobro = 2 * value, True
@@ -599,7 +615,10 @@ def _end_turn(state: DobroState, seat: int) -> DobroState:
     hand = state.hands[seat]
     left = len(state.pile) - state.pos
     if left and not hand:
-        raise IllegalMove("your hand is empty: draw ('draw') before ending your turn")
+        raise IllegalMove(
+            "your hand is empty: draw ('draw') before ending your turn",
+            MoveRule.END_TURN_NOT_ALLOWED,
+        )
     s = state.copy()
     forgetters = _without(state.forgetters, seat) if state.forgetters else ()
     missing = state.hand_limit - size(hand) if left else 0
@@ -624,14 +643,16 @@ def _call(state: DobroState, seat: int, move: Move) -> DobroState:
     if not state.manual:
         raise IllegalMove(
             "there is no forgetting to call: hands are refilled automatically at this table "
-            "(option manual_draw is off)"
+            "(option manual_draw is off)",
+            MoveRule.CALL_NOT_ALLOWED,
         )
     if target == seat:
-        raise IllegalMove("you cannot call your own forgetting")
+        raise IllegalMove("you cannot call your own forgetting", MoveRule.CALL_NOT_ALLOWED)
     if target not in state.forgetters:
         raise IllegalMove(
             f"seat {target} has no forgetting to call: a forgetting may be called only until "
-            "the forgetful player acts again, and only while the draw pile has cards"
+            "the forgetful player acts again, and only while the draw pile has cards",
+            MoveRule.CALL_NOT_ALLOWED,
         )
     s = state.copy()
     s.forgetters = tuple(f for f in state.forgetters if f != target and f != seat)

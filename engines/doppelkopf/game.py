@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import doppelkopf_pb2 as pb
 
 from engines.cache import remember
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.contract import Game, GameInfo, IllegalMove, MoveRule, OptionSpec, Result
 from engines.doppelkopf import bounds
 from engines.doppelkopf.cards import (
     CLUB_JACK,
@@ -655,13 +655,16 @@ class Doppelkopf(Game[DoppelkopfState, Move, pb.DoppelkopfView]):
             if move.kind in (ANNOUNCE, PASS):
                 return _announce(state, seat, move)
             raise IllegalMove(
-                f"'{move.text}' is not a move of the card play: play a card, announce or pass"
+                f"'{move.text}' is not a move of the card play: play a card, announce or pass",
+                MoveRule.WRONG_PHASE,
             )
         if seat not in state.acting:
             who = next(iter(state.acting))
-            raise IllegalMove(f"it is seat {who}'s turn to declare, not seat {seat}'s")
+            raise IllegalMove(
+                f"it is seat {who}'s turn to declare, not seat {seat}'s", MoveRule.NOT_YOUR_TURN
+            )
         if move not in self.legal_moves(state, seat):
-            raise IllegalMove(_why_not_declare(state, seat, move))
+            raise IllegalMove(_why_not_declare(state, seat, move), MoveRule.DECLARATION_NOT_ALLOWED)
         return _declare(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------
@@ -811,15 +814,23 @@ def _start_play(s: DoppelkopfState, contract: int, declarer: int) -> None:
 
 def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     if seat != state.turn:
-        raise IllegalMove(f"it is seat {state.turn}'s turn to play a card, not seat {seat}'s")
+        raise IllegalMove(
+            f"it is seat {state.turn}'s turn to play a card, not seat {seat}'s",
+            MoveRule.NOT_YOUR_TURN,
+            to_act=state.turn,
+        )
     k = move.card
     hand = state.hands[seat]
     if not (hand >> (2 * k)) & 3:
-        raise IllegalMove(f"your hand does not hold {move.text}")
+        raise IllegalMove(f"your hand does not hold {move.text}", MoveRule.CARD_NOT_IN_HAND)
     if not (_playable(state, seat) >> (2 * k)) & 1:
         led = FOLLOW[state.layout][state.trick[0]]
         name = "trump" if led == TRUMP else SUIT_NAMES[led]
-        raise IllegalMove(f"you must follow {name}: {move.text} is not {name} and you hold {name}")
+        raise IllegalMove(
+            f"you must follow {name}: {move.text} is not {name} and you hold {name}",
+            MoveRule.MUST_FOLLOW_SUIT,
+            suit=name,
+        )
     s = state.copy()
     hands = list(state.hands)
     hands[seat] = hand - (1 << (2 * k))
@@ -858,10 +869,12 @@ def _play(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
 
 def _announce(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
     if seat not in state.acting or (state.waived >> seat) & 1:
-        raise IllegalMove(_why_no_announcement(state, seat, move))
+        raise IllegalMove(_why_no_announcement(state, seat, move), MoveRule.ANNOUNCEMENT_NOT_ALLOWED)
     if move.kind == PASS:
         if seat == state.turn:
-            raise IllegalMove("it is your turn to play a card: you cannot pass")
+            raise IllegalMove(
+                "it is your turn to play a card: you cannot pass", MoveRule.MAY_NOT_PASS
+            )
         s = state.copy()
         s.anns = state.anns + ((seat, move, 4 * len(state.tricks) + len(state.trick)),)
         s.waived = state.waived | (1 << seat)
@@ -869,7 +882,7 @@ def _announce(state: DoppelkopfState, seat: int, move: Move) -> DoppelkopfState:
         return s
     rng = _ann_range(state, seat)
     if rng is None or move.party != rng[0] or not rng[1] <= move.level <= rng[2]:
-        raise IllegalMove(_why_no_announcement(state, seat, move))
+        raise IllegalMove(_why_no_announcement(state, seat, move), MoveRule.ANNOUNCEMENT_NOT_ALLOWED)
     s = state.copy()
     s.anns = state.anns + ((seat, move, 4 * len(state.tricks) + len(state.trick)),)
     levels = list(state.levels)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dos_pb2 as pb
 
 from engines.cache import remember
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.contract import Game, GameInfo, IllegalMove, MoveRule, OptionSpec, Result
 from engines.dos import bounds
 from engines.dos.cards import (
     CODES,
@@ -409,9 +409,11 @@ def _turn_move(state: DosState, seat: int, move: Move) -> DosState:
         return _match(state, seat, move, hand)
     if kind == DRAW:
         if state.matches:
-            raise IllegalMove("you have matched this turn: you cannot draw any more")
+            raise IllegalMove(
+                "you have matched this turn: you cannot draw any more", MoveRule.DRAW_NOT_ALLOWED
+            )
         if state.drew:
-            raise IllegalMove("you have already drawn this turn")
+            raise IllegalMove("you have already drawn this turn", MoveRule.DRAW_NOT_ALLOWED)
         s = state.copy()
         s.dos_window = -1
         hands = list(s.hands)
@@ -425,11 +427,12 @@ def _turn_move(state: DosState, seat: int, move: Move) -> DosState:
         if _owed(state) <= 0:
             raise IllegalMove(
                 "you owe no card to the centre row: a colour match (or, with the official rule, "
-                "a turn without a match) earns one"
+                "a turn without a match) earns one",
+                MoveRule.NO_BONUS_OWED,
             )
         rest = _remove(hand, move.cards)
         if rest is None:
-            raise IllegalMove(f"you have no {CODES[t]} to add")
+            raise IllegalMove(f"you have no {CODES[t]} to add", MoveRule.CARD_NOT_IN_HAND)
         s = state.copy()
         s.dos_window = -1
         hands = list(s.hands)
@@ -440,13 +443,21 @@ def _turn_move(state: DosState, seat: int, move: Move) -> DosState:
         return _maybe_end(s)
     # END / END_DOS
     if not state.matches and not state.drew:
-        raise IllegalMove("match at least one centre card or draw before ending your turn")
+        raise IllegalMove(
+            "match at least one centre card or draw before ending your turn",
+            MoveRule.END_TURN_NOT_ALLOWED,
+        )
     if _owed(state) > 0:
         raise IllegalMove(
-            f"add {_owed(state)} more card(s) from your hand to the centre row first (colour bonus)"
+            f"add {_owed(state)} more card(s) from your hand to the centre row first (colour bonus)",
+            MoveRule.END_TURN_NOT_ALLOWED,
+            owed=_owed(state),
         )
     if kind == END_DOS and len(hand) != 2:
-        raise IllegalMove(f"you can call Dos only when ending with two cards, not {len(hand)}")
+        raise IllegalMove(
+            f"you can call Dos only when ending with two cards, not {len(hand)}",
+            MoveRule.CALL_NOT_ALLOWED,
+        )
     s = state.copy()
     s.dos_window = -1
     _end_turn(s, call=kind == END_DOS)
@@ -455,13 +466,20 @@ def _turn_move(state: DosState, seat: int, move: Move) -> DosState:
 
 def _match(state: DosState, seat: int, move: Move, hand: tuple[int, ...]) -> DosState:
     if state.adds:
-        raise IllegalMove("you have started adding bonus cards: no more matches this turn")
+        raise IllegalMove(
+            "you have started adding bonus cards: no more matches this turn", MoveRule.NOT_A_MATCH
+        )
     if state.drew:
         if state.matches:
-            raise IllegalMove("after drawing you may make only the one match with the drawn card")
+            raise IllegalMove(
+                "after drawing you may make only the one match with the drawn card",
+                MoveRule.NOT_A_MATCH,
+            )
         if state.drawn < 0 or state.drawn not in move.cards:
             drawn = CODES[state.drawn] if state.drawn >= 0 else "nothing"
-            raise IllegalMove(f"after drawing, only the drawn card ({drawn}) may be matched")
+            raise IllegalMove(
+                f"after drawing, only the drawn card ({drawn}) may be matched", MoveRule.NOT_A_MATCH
+            )
     target = move.target
     used = {m[0] for m in state.matches}
     index = -1
@@ -471,21 +489,31 @@ def _match(state: DosState, seat: int, move: Move, hand: tuple[int, ...]) -> Dos
             break
     if index < 0:
         if target in state.row:
-            raise IllegalMove(f"the {CODES[target]} in the centre row is already matched this turn")
-        raise IllegalMove(f"there is no {CODES[target]} in the centre row ({codes(state.row)})")
+            raise IllegalMove(
+                f"the {CODES[target]} in the centre row is already matched this turn",
+                MoveRule.NOT_A_MATCH,
+            )
+        raise IllegalMove(
+            f"there is no {CODES[target]} in the centre row ({codes(state.row)})", MoveRule.NOT_A_MATCH
+        )
     rest = _remove(hand, move.cards)
     if rest is None:
-        raise IllegalMove(f"your hand does not hold {' and '.join(CODES[t] for t in move.cards)}")
+        raise IllegalMove(
+            f"your hand does not hold {' and '.join(CODES[t] for t in move.cards)}",
+            MoveRule.CARD_NOT_IN_HAND,
+        )
     kind = match_kind(target, move.cards)
     if kind == NO_MATCH:
         if len(move.cards) == 1:
             raise IllegalMove(
                 f"{CODES[move.cards[0]]} does not match {CODES[target]}: a single match needs "
-                "the same number"
+                "the same number",
+                MoveRule.NOT_A_MATCH,
             )
         raise IllegalMove(
             f"{move.text.split(' on ')[0]} does not match {CODES[target]}: the two numbers must "
-            "add up to it"
+            "add up to it",
+            MoveRule.NOT_A_MATCH,
         )
     s = state.copy()
     s.dos_window = -1
@@ -589,18 +617,24 @@ class Dos(Game[DosState, Move, pb.DosView]):
             if window < 0:
                 raise IllegalMove(
                     "nobody can be caught now: a missing Dos call can be caught only until the "
-                    "next player's first move"
+                    "next player's first move",
+                    MoveRule.CALL_NOT_ALLOWED,
                 )
             if not 0 <= seat < state.players:
                 raise IllegalMove(f"no seat {seat} at this table")
             if kind == CALL:
                 if seat != window:
-                    raise IllegalMove(f"only seat {window} can call Dos now; you can catch it")
+                    raise IllegalMove(
+                        f"only seat {window} can call Dos now; you can catch it",
+                        MoveRule.CALL_NOT_ALLOWED,
+                    )
                 s = state.copy()
                 s.dos_window = -1
                 return s
             if seat == window:
-                raise IllegalMove("you cannot catch yourself: call 'dos' instead")
+                raise IllegalMove(
+                    "you cannot catch yourself: call 'dos' instead", MoveRule.CALL_NOT_ALLOWED
+                )
             s = state.copy()
             s.dos_window = -1
             hands = list(s.hands)
@@ -608,7 +642,11 @@ class Dos(Game[DosState, Move, pb.DosView]):
             s.hands = tuple(hands)
             return s
         if seat != state.current:
-            raise IllegalMove(f"it is seat {state.current}'s turn, not seat {seat}'s")
+            raise IllegalMove(
+                f"it is seat {state.current}'s turn, not seat {seat}'s",
+                MoveRule.NOT_YOUR_TURN,
+                to_act=state.current,
+            )
         return _turn_move(state, seat, move)
 
     # --- notation -----------------------------------------------------------------------

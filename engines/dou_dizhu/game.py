@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from croupier.v1 import dou_dizhu_pb2 as pb
 
 from engines.cache import remember
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.contract import Game, GameInfo, IllegalMove, MoveRule, OptionSpec, Result
 from engines.dou_dizhu import bounds
 from engines.dou_dizhu.cards import (
     FULL_DECK,
@@ -224,7 +224,11 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
         if state.phase == OVER:
             raise IllegalMove("the match is over")
         if seat != state.to_act:
-            raise IllegalMove(f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+            raise IllegalMove(
+                f"it is seat {state.to_act}'s turn, not seat {seat}'s",
+                MoveRule.NOT_YOUR_TURN,
+                to_act=state.to_act,
+            )
         if state.phase == BIDDING:
             return _bid(state, seat, move)
         return _play(state, seat, move)
@@ -416,10 +420,15 @@ def _bid(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
         if move.rank <= state.bid:
             raise IllegalMove(
                 f"a bid must be higher than the current bid of {state.bid}: "
-                + ("only 'bid 3' or 'pass' remain" if state.bid == 2 else "bid more or pass")
+                + ("only 'bid 3' or 'pass' remain" if state.bid == 2 else "bid more or pass"),
+                MoveRule.BID_TOO_LOW,
+                bid=state.bid,
             )
     elif move.kind != PASS:
-        raise IllegalMove("the bidding is not over: bid 1, 2 or 3 (higher than the last) or pass")
+        raise IllegalMove(
+            "the bidding is not over: bid 1, 2 or 3 (higher than the last) or pass",
+            MoveRule.WRONG_PHASE,
+        )
     s = state.copy()
     s.bidding = state.bidding + ((seat, move.rank if move.kind == BID else 0),)
     if move.kind == BID:
@@ -458,7 +467,10 @@ def _play(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
     kind = move.kind
     if kind == PASS:
         if last is None:
-            raise IllegalMove("you lead this round: play any combination (passing is not allowed)")
+            raise IllegalMove(
+                "you lead this round: play any combination (passing is not allowed)",
+                MoveRule.MAY_NOT_PASS,
+            )
         s = state.copy()
         s.plays = state.plays + ((seat, move),)
         s.to_act = (seat + 1) % PLAYERS
@@ -468,12 +480,12 @@ def _play(state: DouDizhuState, seat: int, move: Move) -> DouDizhuState:
             s.passes = 1
         return s
     if kind == BID:
-        raise IllegalMove("the bidding is over: play a combination or pass")
+        raise IllegalMove("the bidding is over: play a combination or pass", MoveRule.WRONG_PHASE)
     hand = state.hands[seat]
     if not contains(hand, move.cards):
-        raise IllegalMove(f"your hand does not hold {move.text}")
+        raise IllegalMove(f"your hand does not hold {move.text}", MoveRule.CARD_NOT_IN_HAND)
     if last is not None and not move.beats(last):
-        raise IllegalMove(_why_not(move, last))
+        raise IllegalMove(_why_not(move, last), MoveRule.MUST_BEAT, to_beat=last.text)
     s = state.copy()
     hands = list(state.hands)
     hand -= move.cards

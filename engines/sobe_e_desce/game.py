@@ -15,7 +15,7 @@ from typing import Any
 
 from croupier.v1 import sobe_e_desce_pb2 as pb
 
-from engines.contract import Game, GameInfo, IllegalMove, OptionSpec, Result
+from engines.contract import Game, GameInfo, IllegalMove, MoveRule, OptionSpec, Result
 from engines.slots import SlotState, install_copy
 from engines.sobe_e_desce import bounds
 from engines.sobe_e_desce.cards import (
@@ -285,20 +285,30 @@ class SobeEDesce(Game[SobeEDesceState, Move, pb.SobeEDesceView]):
         if phase == OVER:
             raise IllegalMove("the match is over")
         if seat != state.to_act:
-            raise IllegalMove(f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+            raise IllegalMove(
+                f"it is seat {state.to_act}'s turn, not seat {seat}'s",
+                MoveRule.NOT_YOUR_TURN,
+                to_act=state.to_act,
+            )
         kind = move[0]
         if phase == PLAY:
             if kind != CARD:
-                raise IllegalMove(f"the tricks are being played: play a card, not {move.text!r}")
+                raise IllegalMove(
+                    f"the tricks are being played: play a card, not {move.text!r}",
+                    MoveRule.WRONG_PHASE,
+                )
             return _play(state, seat, move[1])
         if phase == DECIDE:
             if kind != PASS and kind != EXCHANGE:
                 raise IllegalMove(
-                    f"{move.text!r} is not a decision: 'pass', 'play' or 'exchange' cards"
+                    f"{move.text!r} is not a decision: 'pass', 'play' or 'exchange' cards",
+                    MoveRule.WRONG_PHASE,
                 )
             return _decide(state, seat, move)
         if kind != TRUMP and kind != TURN:
-            raise IllegalMove("trumps are not chosen yet: 'trump c|d|h|s' or 'turn'")
+            raise IllegalMove(
+                "trumps are not chosen yet: 'trump c|d|h|s' or 'turn'", MoveRule.WRONG_PHASE
+            )
         return _choose(state, move)
 
     # --- notation -----------------------------------------------------------------------
@@ -534,16 +544,24 @@ def _decide(state: SobeEDesceState, seat: int, move: Move) -> SobeEDesceState:
     hand = state.hands[seat]
     if move[0] == PASS:
         if must_play(state, seat):
-            raise IllegalMove(f"you may not pass: {_forced_reason(state, seat)}")
+            raise IllegalMove(
+                f"you may not pass: {_forced_reason(state, seat)}", MoveRule.MAY_NOT_PASS
+            )
         s = state.copy()
         s.decisions = state.decisions + ((seat, False, 0),)
     else:
         out = move[1]
         if out & ~hand:
-            raise IllegalMove(f"you do not hold {cards_text(out & ~hand)}")
+            raise IllegalMove(
+                f"you do not hold {cards_text(out & ~hand)}", MoveRule.CARD_NOT_IN_HAND
+            )
         k = out.bit_count()
         if k > len(state.stock):
-            raise IllegalMove(f"the stock has only {len(state.stock)} card(s) left to exchange")
+            raise IllegalMove(
+                f"the stock has only {len(state.stock)} card(s) left to exchange",
+                MoveRule.STOCK_TOO_SMALL,
+                stock=len(state.stock),
+            )
         s = state.copy()
         if k:
             drawn = 0
@@ -586,7 +604,7 @@ def _play(state: SobeEDesceState, seat: int, card: int) -> SobeEDesceState:
     allowed = legal_cards(state, seat)
     bit = BIT[card]
     if not allowed & bit:
-        raise IllegalMove(_why_not(state, seat, card, allowed))
+        raise _why_not(state, seat, card, allowed)
     trump = state.trump
     trick = state.trick
     # what the play shows about the rest of the hand (public inferences)
@@ -643,20 +661,32 @@ def _play(state: SobeEDesceState, seat: int, card: int) -> SobeEDesceState:
     return s
 
 
-def _why_not(s: SobeEDesceState, seat: int, card: int, allowed: int) -> str:
+def _why_not(s: SobeEDesceState, seat: int, card: int, allowed: int) -> IllegalMove:
     hand = s.hands[seat]
     name = CARD_TEXT[card]
     if not hand & BIT[card]:
-        return f"you do not hold {name}"
+        return IllegalMove(f"you do not hold {name}", MoveRule.CARD_NOT_IN_HAND)
     trump = s.trump
     if not s.trick:
-        return f"the opening lead must be the ace of trumps ({CARD_TEXT[trump * 10 + ACE]}), which you hold"
+        return IllegalMove(
+            f"the opening lead must be the ace of trumps ({CARD_TEXT[trump * 10 + ACE]}), which you hold",
+            MoveRule.MUST_LEAD_TRUMP_ACE,
+        )
     led = s.trick[0][1] // 10
     if hand & SUIT_MASK[led]:
-        return f"you must follow suit: {SUIT_NAMES[led]} were led and you hold {cards_text(hand & SUIT_MASK[led])}"
+        return IllegalMove(
+            f"you must follow suit: {SUIT_NAMES[led]} were led and you hold {cards_text(hand & SUIT_MASK[led])}",
+            MoveRule.MUST_FOLLOW_SUIT,
+            suit=SUIT_NAMES[led],
+        )
     if allowed & SUIT_MASK[trump] == allowed and any(c // 10 == trump for _, c in s.trick):
-        return f"you must over-trump: play one of {cards_text(allowed)}"
-    return f"you have no {SUIT_NAMES[led]}, so you must trump: play one of {cards_text(allowed)}"
+        return IllegalMove(
+            f"you must over-trump: play one of {cards_text(allowed)}", MoveRule.MUST_OVERTRUMP
+        )
+    return IllegalMove(
+        f"you have no {SUIT_NAMES[led]}, so you must trump: play one of {cards_text(allowed)}",
+        MoveRule.MUST_TRUMP,
+    )
 
 
 def _end_deal(s: SobeEDesceState) -> None:
