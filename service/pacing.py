@@ -11,8 +11,8 @@ from __future__ import annotations
 from service.model import EventKind, Status, TableFilter, TableRecord
 from service.moves import TableMoves
 from service.pause import PAUSE_BATCH, people
-from service.seats import Credential
 from service.reasons import Reason
+from service.seats import Credential
 from service.table_errors import Code, TableError, closed_as_abandoned
 
 
