@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -40,14 +42,14 @@ def store_up(metrics_port: int) -> float:
     raise AssertionError("croupier_store_up is not exported")
 
 
-def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+def wait_for(what: str, check: Callable[[], bool], timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, f"never: {what}"
         time.sleep(0.1)
 
 
-def log_events(path: Path) -> list[dict]:  # type: ignore[type-arg]
+def log_events(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text().splitlines():
         try:
