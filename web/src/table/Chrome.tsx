@@ -29,13 +29,23 @@ export function TableHeader({ title, game, progress, role, mine, canLeave, onLea
       <div class="header-buttons">
         <button type="button" id="sound" class="small-button icon-button" aria-pressed={sound} onClick={() => onSound(!sound)}
           title={sound ? t("table.sound.on") : t("table.sound.off")} aria-label={sound ? t("table.sound.on") : t("table.sound.off")}>
-          {sound ? "🔔" : "🔕"}</button>
+          <SoundIcon on={sound} /></button>
         <button type="button" id="show-log" class="small-button" aria-pressed={panel === "log"}
           onClick={() => onPanel(panel === "log" ? "" : "log")}>{t("table.panel.moves")}</button>
         <button type="button" id="show-scores" class="small-button" aria-pressed={panel === "scores"}
           onClick={() => onPanel(panel === "scores" ? "" : "scores")}>{t("table.panel.scores")}</button>
       </div>
     </header>
+  );
+}
+
+export function SoundIcon({ on }: { on: boolean }): JSX.Element {
+  return (
+    <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" class="sound-icon">
+      <path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor" />
+      {on ? <path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+        : <path d="M16 9l6 6M22 9l-6 6" stroke="currentColor" stroke-width="2" stroke-linecap="round" />}
+    </svg>
   );
 }
 

@@ -48,24 +48,47 @@ export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, t
   const shownBacks = Math.min(cardsLeft ?? 0, 7);
   const badges = note.badges ?? [];
   const bot = info?.isBot ? t("table.seat.bot", { level: info.botLevel || t("table.seat.level") }) : "";
-  return (
-    <div class={`seat seat-${position} ${onTurn ? "to-act" : ""} ${mine ? "me" : ""} ${compact ? "compact" : ""}`} data-seat={index}
-      aria-label={onTurn ? t("table.seat.onTurn", { name }) : name} title={compact ? [name, bot, ...badges].filter(Boolean).join(" · ") : undefined}>
-      <div class="seat-head">
-        {onTurn && timer && timer.left > 0 && <TimerRing timer={timer} />}
-        <span class="seat-name">{name}</span>
-        {info?.isBot && (compact ? <span class="bot-mark" aria-label={bot} title={bot}>🤖</span> : <Badge text={bot} tone="bot" />)}
-        {info && <PresenceBadge info={info} />}
-        {!info?.occupied && <Badge text={t("table.seat.openBadge")} tone="open" />}
-        {score !== undefined && <span class="seat-score" title={t("table.seat.score")}>{score}</span>}
-      </div>
-      {!mine && cardsLeft !== undefined && compact && (
-        <div class="seat-count" aria-label={t("table.cardsLeft", { n: cardsLeft })}>
-          <span class="count-back"><CardSvg face={null} back={back} /></span>
-          <span class="cards-left">{cardsLeft}</span>
+  const head = (
+    <div class="seat-head">
+      {onTurn && timer && timer.left > 0 && <TimerRing timer={timer} />}
+      <span class="seat-name">{name}</span>
+      {!compact && info?.isBot && <Badge text={bot} tone="bot" />}
+      {!compact && info && <PresenceBadge info={info} />}
+      {!info?.occupied && <Badge text={t("table.seat.openBadge")} tone="open" />}
+      {!compact && score !== undefined && <span class="seat-score" title={t("table.seat.score")}>{score}</span>}
+    </div>
+  );
+  if (compact) {
+    return (
+      <div class={`seat seat-${position} compact ${onTurn ? "to-act" : ""}`} data-seat={index}
+        aria-label={onTurn ? t("table.seat.onTurn", { name }) : name} title={[name, bot, ...badges].filter(Boolean).join(" · ")}>
+        {head}
+        <div class="seat-meta">
+          {cardsLeft !== undefined && (
+            <span class="seat-count" aria-label={t("table.cardsLeft", { n: cardsLeft })}>
+              <span class="count-back"><CardSvg face={null} back={back} /></span>
+              <span class="cards-left">{cardsLeft}</span>
+            </span>
+          )}
+          {score !== undefined && <span class="seat-score" title={t("table.seat.score")}>{score}</span>}
+          {info?.isBot && <span class="bot-mark" title={bot}>{t("table.seat.botShort")}</span>}
+          {info && <PresenceBadge info={info} />}
         </div>
-      )}
-      {!mine && cardsLeft !== undefined && !compact && (
+        {badges.length > 0 && (badges.length > 1 ? (
+          <details class="seat-badges folded">
+            <summary><Badge text={badges[0]} tone="game" /><span class="more">+{badges.length - 1}</span></summary>
+            <div class="badge-list">{badges.slice(1).map((b) => <Badge key={b} text={b} tone="game" />)}</div>
+          </details>
+        ) : <div class="seat-badges"><Badge text={badges[0]} tone="game" /></div>)}
+        {note.text && <div class="seat-text">{note.text}</div>}
+      </div>
+    );
+  }
+  return (
+    <div class={`seat seat-${position} ${onTurn ? "to-act" : ""} ${mine ? "me" : ""}`} data-seat={index}
+      aria-label={onTurn ? t("table.seat.onTurn", { name }) : name}>
+      {head}
+      {!mine && cardsLeft !== undefined && (
         <div class="seat-backs" aria-label={t("table.cardsLeft", { n: cardsLeft })} style={{ width: `${shownBacks * 7 + 72}px` }}>
           {Array.from({ length: shownBacks }, (_, i) => (
             <span class="back-card" key={i} style={{ left: `${i * 7}px` }}><CardSvg face={null} back={back} /></span>
@@ -73,12 +96,7 @@ export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, t
           <span class="cards-left" style={{ left: `${shownBacks * 7 + 30}px` }}>{cardsLeft}</span>
         </div>
       )}
-      {badges.length > 0 && (compact && badges.length > 1 ? (
-        <details class="seat-badges folded">
-          <summary><Badge text={badges[0]} tone="game" /><span class="more">+{badges.length - 1}</span></summary>
-          <div class="badge-list">{badges.slice(1).map((b) => <Badge key={b} text={b} tone="game" />)}</div>
-        </details>
-      ) : <div class="seat-badges">{badges.map((b) => <Badge key={b} text={b} tone="game" />)}</div>)}
+      {badges.length > 0 && <div class="seat-badges">{badges.map((b) => <Badge key={b} text={b} tone="game" />)}</div>}
       {note.text && <div class="seat-text">{note.text}</div>}
     </div>
   );

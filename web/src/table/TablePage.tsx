@@ -23,7 +23,7 @@ import { Hand } from "./Hand";
 import { matchSelection } from "./select";
 import { Seat, type Timer } from "./Seat";
 import { CardRow } from "./bits";
-import { TableHeader, TurnBanner } from "./Chrome";
+import { SoundIcon, TableHeader, TurnBanner } from "./Chrome";
 import { EventQueue, type Step } from "./queue";
 import { chime, flyIn, flyOut, pulse, reducedMotion, seatRect } from "./motion";
 
@@ -715,6 +715,8 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
             <button type="button" role="tab" id="tab-log" class="small-button" aria-selected={panel === "log"} onClick={() => setPanel("log")}>{t("table.panel.moves")}</button>
             <button type="button" role="tab" id="tab-scores" class="small-button" aria-selected={panel === "scores"} onClick={() => setPanel("scores")}>{t("table.panel.scores")}</button>
           </div>
+          <button type="button" class="small-button icon-button sound-in-panel" aria-pressed={sound} onClick={() => switchSound(!sound)}
+            aria-label={sound ? t("table.sound.on") : t("table.sound.off")}><SoundIcon on={sound} /></button>
           <button type="button" class="small-button close" onClick={() => setPanel("")} aria-label={t("table.panel.close")}>✕</button>
         </div>
         <div hidden={panel !== "scores"}>

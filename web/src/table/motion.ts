@@ -8,6 +8,13 @@ export function reducedMotion(): boolean {
   return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
+// flights started on this page, for the tests that check that the table moves
+let flights = 0;
+function counted(): void {
+  flights++;
+  document.body.dataset.flights = String(flights);
+}
+
 function centreOf(r: DOMRect): [number, number] {
   return [r.left + r.width / 2, r.top + r.height / 2];
 }
@@ -15,6 +22,7 @@ function centreOf(r: DOMRect): [number, number] {
 /** Draws `el` as if it came from `from` (a rect measured before, or now) to where it is. */
 export function flyIn(el: HTMLElement, from: DOMRect, ms = 380, delay = 0): void {
   if (reducedMotion() || !el.animate) return;
+  counted();
   const to = el.getBoundingClientRect();
   const [fx, fy] = centreOf(from);
   const [tx, ty] = centreOf(to);
@@ -27,6 +35,7 @@ export function flyIn(el: HTMLElement, from: DOMRect, ms = 380, delay = 0): void
 /** Sends `el` to `to` (a seat) and lets it fade there; resolves when it has arrived. */
 export function flyOut(el: HTMLElement, to: DOMRect | null, ms = 420): Promise<void> {
   if (reducedMotion() || !el.animate) return Promise.resolve();
+  counted();
   const from = el.getBoundingClientRect();
   const [fx, fy] = centreOf(from);
   const [tx, ty] = to ? centreOf(to) : [fx, fy + 30];
