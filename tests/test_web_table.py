@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import pytest
@@ -26,8 +26,10 @@ from tests.web_table_support import (
     hand_in_reach,
     move_cards,
     no_horizontal_scroll,
+    no_overlap,
     skip_without_browser,
     small_targets,
+    start_stack,
     struct,
     watched_page,
 )
@@ -59,6 +61,22 @@ CENTRE = {"dou_dizhu": "Landlord:", "doppelkopf": "Game:", "dobro": "VALUE IN PL
           "sobe_e_desce": "Trumps:"}
 # scripted moves before the screenshot: enough to put cards on the table
 SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce": 7}
+
+
+# the pause between deals of this module's server (pacing): long enough to read the deal's
+# summary, which the player closes ("Next deal": ReadyForNextDeal ends the pause at once)
+DEAL_PAUSE = 4.0
+# the table's holds between events in the whole matches: the motion five times as fast
+PACE = 0.2
+
+
+@pytest.fixture(scope="module")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The server of this module pauses between deals, as a real one does."""
+    server, bots = start_stack(tmp_path_factory.mktemp("web_table"), deal_pause=DEAL_PAUSE)
+    yield server
+    bots.stop()
+    server.stop()
 
 
 def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None:
@@ -139,34 +157,86 @@ def create_in_lobby(w: Watched, url: str, game: str, options: Mapping[str, objec
     return page.url.rsplit("/", 1)[1]
 
 
+def look_at(w: Watched, name: str) -> Callable[[int], None]:
+    """At the seat's turns: nothing overlaps, no horizontal scroll; a screenshot at the fourth."""
+    def look(turn: int) -> None:
+        if turn % 4 == 0:
+            no_overlap(w.page)
+            no_horizontal_scroll(w.page)
+        if turn == 4:
+            w.page.screenshot(path=str(ARTIFACTS / f"playing-{name}.png"))
+    return look
+
+
+def finish(w: Watched, player: Player, client: Client, table_id: str, name: str) -> None:
+    """The final screen says what the server says, opens at its top, and every event was drawn."""
+    result = client.view(table_id).result
+    assert result.finished
+    final = w.page.locator("#game-over .final")
+    assert json.loads(final.get_attribute("data-totals") or "") == list(result.totals)
+    assert json.loads(final.get_attribute("data-winners") or "") == list(result.winners)
+    assert w.page.evaluate("() => document.querySelector('#game-over').scrollTop") == 0
+    assert w.page.locator("#game-over-title").is_visible()
+    w.page.wait_for_function("v => document.querySelector('#table').dataset.received === v",
+                             arg=str(client.view(table_id).version))
+    counts = w.page.evaluate("() => document.querySelector('#table').dataset")
+    assert counts["processed"] == counts["received"]
+    assert player.clicks > 0 and player.summaries >= 1 and player.checked > 0
+    assert int(w.page.evaluate("() => document.body.dataset.flights || '0'")) > 0  # the table moved
+    no_horizontal_scroll(w.page)
+    w.page.screenshot(path=str(ARTIFACTS / f"over-{name}.png"))
+
+
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("game", GAMES)
 def test_a_whole_match_by_clicking(web_stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
-    with watched_page(browser, viewport) as w:
+    """The fewest players the game allows, the table made in the lobby."""
+    with watched_page(browser, viewport, pace=PACE) as w:
         options = PHONE.get(game, MATCH[game]) if viewport == "phone" else MATCH[game]
         table_id = create_in_lobby(w, web_stack.web_url, game, options, viewport)
         no_horizontal_scroll(w.page)
         hand_in_reach(w.page)
         client = Client(web_stack.address)
         try:
+            name = f"{game}-{PLAYERS[game]}-{viewport}"
             player = Player(w.page, client, table_id, game, seed=len(game) + len(viewport),
                             shots=f"{game}-{viewport}")
-            player.play()
-            result = client.view(table_id).result
-            assert result.finished
-            final = w.page.locator("#game-over .final")
-            assert json.loads(final.get_attribute("data-totals") or "") == list(result.totals)
-            assert json.loads(final.get_attribute("data-winners") or "") == list(result.winners)
-            assert player.clicks > 0 and player.summaries >= 1
+            player.play(look=look_at(w, name))
+            finish(w, player, client, table_id, name)
             if game in ("dobro", "sobe_e_desce") and viewport == "desktop":
                 assert player.summaries >= 2  # a dialog between deals, then the final screen
             if game == "doppelkopf":
                 assert player.out_of_turn == 1
-            no_horizontal_scroll(w.page)
-            w.page.screenshot(path=str(ARTIFACTS / f"over-{game}-{viewport}.png"))
         finally:
             client.close()
         w.check()
+
+
+# the most players the games allow where that is more than the fewest (the others above)
+MOST = {"dobro": 6, "dos": 4}
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+@pytest.mark.parametrize("game", sorted(MOST))
+def test_a_whole_match_with_the_most_players(web_stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
+    """The table made through the API with bots in every other seat: the compact opponents
+    stay apart and readable at six players on a phone, the match plays to its end."""
+    n = MOST[game]
+    client = Client(web_stack.address)
+    try:
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] + [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * (n - 1)
+        table = client.create(game, players=n, seats=seats, options=struct(PHONE.get(game, MATCH[game])))
+        client.join(table.table_id, name="alice")
+        with watched_page(browser, viewport, pace=PACE) as w:
+            sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
+            w.page.wait_for_selector(".hand-card")
+            name = f"{game}-{n}-{viewport}"
+            player = Player(w.page, client, table.table_id, game, seed=n)
+            player.play(look=look_at(w, name))
+            finish(w, player, client, table.table_id, name)
+            w.check()
+    finally:
+        client.close()
 
 
 def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProcess, browser: Browser) -> None:
