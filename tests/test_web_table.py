@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from tests.support import Client, ServerProcess
+from tests.support import Client, ServerProcess, free_port
 from tests.web_table_support import (
     ARTIFACTS,
     GAMES,
@@ -280,6 +281,8 @@ def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProces
             # is no longer legal (same seat and same move would be a retry, answered as one)
             sent.clear()
             mine = next(m for m in client.view(tid, 0).legal_moves if m.startswith(("re", "kontra")))
+            w.page.wait_for_selector("#anytime-toggle")
+            w.page.click("#anytime-toggle")
             w.page.wait_for_selector(f'button.out-of-turn[data-move="{mine}"]')
             other[0] = lambda: client.move(tid, 0, "pass")
             w.page.route("**/SubmitMove", lambda r: first_comes_another(r, other))
@@ -289,7 +292,7 @@ def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProces
             assert len(sent) == 1
             assert "moved first" in w.page.inner_text("#notice")
             w.page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
-            assert w.page.locator("button.out-of-turn").count() == 0
+            assert w.page.locator("button.out-of-turn, #anytime-toggle").count() == 0
             assert not any(a.seat == 0 and a.move == mine for a in client.view(tid).view.doppelkopf.announcements)
             w.check_errors_but(["409", "Conflict", "ABORTED", "aborted"])
     finally:
@@ -422,3 +425,56 @@ def test_dos_auto_end_is_the_players_own_opt_in(web_stack: ServerProcess, browse
             w.check()
     finally:
         client.close()
+
+
+def test_leave_asks_the_connection_comes_back_and_a_timed_out_move_is_said(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The turn is a banner; a move the server played for the seat (its timer ran out) is said
+    on the table; a server restarted is a banner in words (no status name), gone once events
+    flow again; Leave asks first: Stay keeps the seat, Leave gives it up."""
+    web_stack = ServerProcess(db=tmp_path / "croupier.db", web_port=free_port()).start()
+    client = Client(web_stack.address)
+    try:
+        table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
+                              options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 5),
+                                              "turn_seconds": 2}))
+        tid = table.table_id
+        for name in ("alice", "bob", "carol", "dave"):
+            client.join(tid, name=name)
+        with watched_page(browser, "phone") as w:
+            page = w.page
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
+            page.wait_for_selector("#turn-banner")
+            assert "Your turn" in page.inner_text("#turn-banner")
+            assert page.locator("#turn-banner .turn-seconds").count() == 1
+            # seat 0 does not answer: the server plays for it, and the table says so
+            page.wait_for_selector("#auto-note", timeout=15_000)
+            assert "server played" in page.inner_text("#auto-note")
+            events = client.stream(tid, timeout=10)
+            auto = next(e for e in events if e.kind == pb.EVENT_KIND_MOVE and e.auto and e.seat == 0)
+            events.cancel()
+            assert auto.version > 0
+            # the server restarts: a banner in words while it is away; back: gone
+            web_stack.stop()
+            page.wait_for_selector("#connection-banner", timeout=15_000)
+            text = page.inner_text("body")
+            assert "UNKNOWN" not in text and "Failed to fetch" not in text
+            page.screenshot(path=str(ARTIFACTS / "connection-lost-phone.png"))
+            web_stack.start()
+            page.wait_for_selector("#connection-banner", state="detached", timeout=40_000)
+            # Leave asks first
+            page.click("#leave")
+            page.wait_for_selector("#leave-dialog")
+            page.screenshot(path=str(ARTIFACTS / "leave-phone.png"))
+            page.click("#leave-stay")
+            assert page.locator("#leave-dialog").count() == 0
+            assert client.view(tid).table.seats[0].occupied
+            page.click("#leave")
+            page.click("#leave-confirm")
+            page.wait_for_url("**/#/")
+            assert not client.view(tid).table.seats[0].occupied
+            w.check_errors_but(["net::ERR_CONNECTION_REFUSED", "Failed to load resource"])
+    finally:
+        client.close()
+        web_stack.stop()

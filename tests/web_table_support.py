@@ -320,7 +320,10 @@ class Player:
         page = self.page
         plan = move_cards(self.game, move)
         if plan is None:
-            page.click(f'#actions button.move[data-move="{move}"]')
+            button = page.locator(f'#actions button.move[data-move="{move}"]')
+            if not button.count() and page.locator("#anytime-toggle").count():
+                page.click("#anytime-toggle")  # the calls folded into one button
+            button.click()
         else:
             cards, target = plan
             if page.locator("#clear").count():

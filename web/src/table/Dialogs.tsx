@@ -70,8 +70,9 @@ export function SummaryBody({ summary, names }: { summary: DealSummary; names: s
 
 /** The end of a deal: how it was scored, the sheet so far, and the next deal, which starts by
  * itself when the server's pause is over (`nextAt`, ms since the epoch; 0: no pause). */
-export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking, nextAt }: {
+export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking, nextAt, felt }: {
   deal: number; summary: DealSummary; names: string[]; sheet: ScoreSheet; onClose: () => void; blocking: boolean; nextAt: number;
+  felt?: ComponentChildren;
 }): JSX.Element {
   const left = useSecondsLeft(nextAt);
   const closeRef = useRef(onClose);
@@ -82,6 +83,7 @@ export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocki
   return (
     <Modal id="deal-summary" title={t("table.summary.title", { n: deal + 1 })} onClose={onClose} blocking={blocking}>
       <div data-deal={deal}>
+        {felt && <><h3>{t("table.summary.felt")}</h3><div class="summary-felt" id="summary-felt">{felt}</div></>}
         <SummaryBody summary={summary} names={names} />
         <h3>{t("table.summary.sheet")}</h3>
         <SheetTable sheet={sheet} />

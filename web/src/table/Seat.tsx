@@ -9,6 +9,17 @@ import type { SeatNote } from "../games/types";
 import { Badge } from "./bits";
 import { t } from "../i18n";
 
+/** A bot's mark where a badge has no room: a small robot head. */
+function BotIcon(): JSX.Element {
+  return (
+    <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <rect x="2.5" y="4.5" width="11" height="9" rx="2.5" fill="none" stroke="currentColor" stroke-width="1.6" />
+      <circle cx="6" cy="9" r="1.3" fill="currentColor" /><circle cx="10" cy="9" r="1.3" fill="currentColor" />
+      <path d="M8 4.5V2" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
+    </svg>
+  );
+}
+
 export interface Timer { seconds: number; left: number }
 
 function TimerRing({ timer }: { timer: Timer }): JSX.Element {
@@ -71,7 +82,7 @@ export function Seat({ info, index, name, note, cardsLeft, onTurn, mine, back, t
             </span>
           )}
           {score !== undefined && <span class="seat-score" title={t("table.seat.score")}>{score}</span>}
-          {info?.isBot && <span class="bot-mark" title={bot}>{t("table.seat.botShort")}</span>}
+          {info?.isBot && <span class="bot-mark" title={bot} aria-label={bot} role="img"><BotIcon /></span>}
           {info && <PresenceBadge info={info} />}
         </div>
         {badges.length > 0 && (badges.length > 1 ? (

@@ -131,6 +131,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const [busy, setBusy] = useState(false);
   const [overOpen, setOverOpen] = useState(true);
   const [asking, setAsking] = useState(false);
+  const [anytimeOpen, setAnytimeOpen] = useState(false);
   // the player's own opt-in: end the turn when nothing else is left (kept by the browser)
   const [autoEnd, setAutoEnd] = useState(() => localStorage.getItem(AUTO_END_KEY) === "1");
   const [sound, setSound] = useState(() => localStorage.getItem(SOUND_KEY) === "1");
@@ -594,6 +595,12 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const anytime = game && g !== undefined ? legal.filter((m) => !game.plan(m, g) && game.outOfTurn(m, g)) : [];
   const label = (m: string) => (game && g !== undefined ? game.label(m, g, names) : m);
   const myTurn = !!mine && seat !== undefined && v.onTurn.includes(seat);
+  // the deal's last trick (or play), as it lay on the felt: in the summary and the final screen
+  const lastFelt = closing?.keep && game ? closing.played.map((p) => (
+    <div class="played-group" key={p.seat}>
+      <CardRow cards={p.cards} face={game.face} back={game.back} small cls="played-cards" />
+      <span class="played-by">{names[p.seat]}</span>
+    </div>)) : undefined;
   const summary = summaries[0];
   const summaryGame = summary ? game?.unwrap(summary.view.view) : undefined;
   const title = titles[table.game] ?? table.game;
@@ -672,9 +679,14 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
               {notice && <div id="notice" class="notice" role="alert">{notice}</div>}
               {anytime.length > 0 && (
                 <div class="action-row anytime" aria-label={t("table.anytime.label")}>
-                  <span class="anytime-word">{t("table.anytime")}</span>
-                  {anytime.map((m) => (
-                    <button type="button" class="move out-of-turn" data-move={m} key={m} onClick={() => void send(m)}>{label(m)}</button>
+                  {anytime.length > 2 ? (
+                    // many calls (Doppelkopf's announcements): one button, apart from the hand's
+                    <button type="button" id="anytime-toggle" class="move out-of-turn" aria-expanded={anytimeOpen}
+                      onClick={() => setAnytimeOpen(!anytimeOpen)}>{t("table.anytime.more", { n: anytime.length })}</button>
+                  ) : <span class="anytime-word">{t("table.anytime")}</span>}
+                  {(anytime.length <= 2 || anytimeOpen) && anytime.map((m) => (
+                    <button type="button" class="move out-of-turn" data-move={m} key={m}
+                      onClick={() => { setAnytimeOpen(false); void send(m); }}>{label(m)}</button>
                   ))}
                 </div>
               )}
@@ -759,11 +771,12 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
         }
         return (
           <DealSummaryDialog deal={summary.deal} summary={s} names={names} sheet={game.sheet(summaryGame, names)} blocking={!!mine}
-            nextAt={summary.view.nextDealAt * 1000} onClose={closeSummary} />
+            nextAt={summary.view.nextDealAt * 1000} onClose={closeSummary}
+            felt={lastFelt} />
         );
       })()}
       {isLive && finished && settled && game && g !== undefined && (
-        <GameOver view={v} game={game} g={g} names={names} mine={mine ? me : null} open={overOpen}
+        <GameOver view={v} game={game} g={g} names={names} mine={mine ? me : null} open={overOpen} felt={lastFelt}
           onToggle={() => setOverOpen(!overOpen)} onError={(e) => setError(e)} />
       )}
     </div>
