@@ -478,3 +478,24 @@ def test_leave_asks_the_connection_comes_back_and_a_timed_out_move_is_said(
     finally:
         client.close()
         web_stack.stop()
+
+
+def test_reduced_motion_draws_every_event_without_flights(web_stack: ServerProcess, browser: Browser) -> None:
+    """A player who asked their system for less motion sees the same table, event by event,
+    and nothing flies."""
+    client = Client(web_stack.address)
+    try:
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN), pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")]
+        table = client.create("dos", players=2, seats=seats, options=struct({"target": 1}))
+        client.join(table.table_id, name="alice")
+        with watched_page(browser, "phone", pace=PACE, reduced_motion=True) as w:
+            sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
+            w.page.wait_for_selector(".hand-card")
+            player = Player(w.page, client, table.table_id, "dos", seed=5)
+            turns: list[int] = []
+            player.play(look=turns.append)
+            assert player.checked > 0 and len(turns) > 2
+            assert int(w.page.evaluate("() => document.body.dataset.flights || '0'")) == 0
+            w.check()
+    finally:
+        client.close()

@@ -82,11 +82,13 @@ class Watched:
 
 
 @contextlib.contextmanager
-def watched_page(browser: Browser, viewport: str, pace: float | None = None) -> Iterator[Watched]:
+def watched_page(browser: Browser, viewport: str, pace: float | None = None,
+                 reduced_motion: bool = False) -> Iterator[Watched]:
     """A page at `viewport`; `pace` scales the table's holds between events (the client's
     `croupier.pace`: 0.2 plays the motion five times as fast, for tests that play whole matches)."""
     context = browser.new_context(viewport=VIEWPORTS[viewport], has_touch=viewport == "phone",
-                                  is_mobile=viewport == "phone", device_scale_factor=1)
+                                  is_mobile=viewport == "phone", device_scale_factor=1,
+                                  reduced_motion="reduce" if reduced_motion else "no-preference")
     if pace is not None:
         context.add_init_script(f"localStorage.setItem('croupier.pace', '{pace}')")
     page = context.new_page()
