@@ -150,6 +150,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const shown = useRef(-1n);
   const shownView = useRef<TableView>();
   const animateNext = useRef(false);
+  const lastMove = useRef<{ seat: number; move: string } | null>(null);
   const mineRef = useRef(mine);
   mineRef.current = mine;
   const queueRef = useRef<EventQueue>();
@@ -161,6 +162,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
     shown.current = v.version;
     shownView.current = v;
     animateNext.current = animate;
+    lastMove.current = move ? { seat: move.seat, move: move.move } : null;
     setLive(v);
     setPresence(null);
     // no seat token here: the view tells whether the player's identity holds a seat
@@ -380,6 +382,16 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       }
     }
     playedKeys.current = keys;
+    // a game whose moves land elsewhere (Dos: onto a centre card) names the place
+    const moved = lastMove.current;
+    const shownGame = live?.table ? gameModule(live.table.game, plain) : undefined;
+    const after = shownGame?.unwrap(live?.view);
+    if (animate && moved && shownGame?.moveTarget && after !== undefined) {
+      const where = shownGame.moveTarget(moved.move, after);
+      const el = where ? document.querySelector<HTMLElement>(where) : null;
+      const from = seatRect(moved.seat);
+      if (el && from) flyIn(el, from);
+    }
     const cards = [...document.querySelectorAll<HTMLElement>(".hand-card")];
     const codes = cards.map((c) => c.dataset.card ?? "");
     const centre = document.querySelector("#centre")?.getBoundingClientRect();
