@@ -67,8 +67,8 @@ SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce
 # the pause between deals of this module's server (pacing): long enough to read the deal's
 # summary, which the player closes ("Next deal": ReadyForNextDeal ends the pause at once)
 DEAL_PAUSE = 4.0
-# the table's holds between events in the whole matches: the motion five times as fast
-PACE = 0.2
+# the table's holds and flights in the whole matches: the motion ten times as fast
+PACE = 0.1
 
 
 @pytest.fixture(scope="module")

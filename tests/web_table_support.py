@@ -55,7 +55,7 @@ def start_stack(tmp: Path, deal_pause: float = 0) -> tuple[ServerProcess, Proc]:
     # bots that think a moment at a table with a person (pacing), short: the tests play whole
     # matches (the worker's environment is cleared of CROUPIER_* settings: flags, then)
     argv = [CROUPIER_BIN, "bots", "--server", server.address, "--workers", "1", "--poll", "0.05",
-            "--think-seconds", "0.05-0.2", "--forced-think-seconds", "0"]
+            "--think-seconds", "0-0.1", "--forced-think-seconds", "0"]
     return server, Proc("bots", argv, tmp / "bots.log")
 
 

@@ -76,6 +76,7 @@ const MOVE_MS = 700 * PACE;      // a move of another seat
 const CLOSE_MS = 1100 * PACE;    // a full trick (or round) on the felt before it is gathered
 const END_MS = 1800 * PACE;      // the last trick of a deal before its summary
 const OTHER_MS = 200 * PACE;     // joins, deal starts...
+const FLY_MS = 400 * Math.min(PACE, 1); // a flight (slower paces do not slow the cards)
 
 /** The cards a move cleared from the felt, where the game module says nothing: what each
  * seat had in front of it before, and the mover's own; gathered by the next seat on turn. */
@@ -202,7 +203,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       const to = closed.to !== null ? seatRect(closed.to) : null;
       const groups = [...document.querySelectorAll<HTMLElement>(".played-group.closing")];
       setClosing((c) => (c ? { ...c, leaving: true } : c));
-      void Promise.all(groups.map((el) => flyOut(el, to))).then(() => {
+      void Promise.all(groups.map((el) => flyOut(el, to, FLY_MS))).then(() => {
         setClosing((c) => (c && !c.keep ? null : c));
         queueRef.current?.hold("closing", false);
       });
@@ -378,7 +379,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       keys[s] = el.dataset.cards ?? "";
       if (animate && keys[s] && playedKeys.current[s] !== keys[s]) {
         const from = seatRect(s);
-        if (from) flyIn(el, from);
+        if (from) flyIn(el, from, FLY_MS);
       }
     }
     playedKeys.current = keys;
@@ -390,7 +391,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       const where = shownGame.moveTarget(moved.move, after);
       const el = where ? document.querySelector<HTMLElement>(where) : null;
       const from = seatRect(moved.seat);
-      if (el && from) flyIn(el, from);
+      if (el && from) flyIn(el, from, FLY_MS);
     }
     const cards = [...document.querySelectorAll<HTMLElement>(".hand-card")];
     const codes = cards.map((c) => c.dataset.card ?? "");
@@ -403,7 +404,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
         return i < 0;
       });
       const dealt = fresh.length >= 5;
-      fresh.forEach((el, i) => flyIn(el, centre, dealt ? 320 : 420, dealt ? i * 35 : 0));
+      fresh.forEach((el, i) => flyIn(el, centre, (dealt ? 320 : 420) * Math.min(PACE, 1), dealt ? i * 35 * Math.min(PACE, 1) : 0));
     }
     handCodes.current = codes;
     const pills = [...document.querySelectorAll<HTMLElement>(".seat[data-seat] .cards-left")];
