@@ -485,13 +485,13 @@ def test_reduced_motion_draws_every_event_without_flights(web_stack: ServerProce
     and nothing flies."""
     client = Client(web_stack.address)
     try:
-        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN), pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")]
-        table = client.create("dos", players=2, seats=seats, options=struct({"target": 1}))
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] + [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * 3
+        table = client.create("doppelkopf", players=4, seats=seats, options=struct({"deals": 1}))
         client.join(table.table_id, name="alice")
         with watched_page(browser, "phone", pace=PACE, reduced_motion=True) as w:
             sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
             w.page.wait_for_selector(".hand-card")
-            player = Player(w.page, client, table.table_id, "dos", seed=5)
+            player = Player(w.page, client, table.table_id, "doppelkopf", seed=5)
             turns: list[int] = []
             player.play(look=turns.append)
             assert player.checked > 0 and len(turns) > 2

@@ -152,6 +152,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const shownView = useRef<TableView>();
   const animateNext = useRef(false);
   const lastMove = useRef<{ seat: number; move: string } | null>(null);
+  const arrived = useRef(new Map<bigint, number>());
   const mineRef = useRef(mine);
   mineRef.current = mine;
   const queueRef = useRef<EventQueue>();
@@ -215,7 +216,9 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
     const game = gameModule(event.view?.table?.game ?? "", plain);
     if (event.view) past.current.push(event.view);
     setLog((l) => [...l, logLine(event, game)]);
-    setLastEventAt(Date.now());
+    // the turn timers count from the event's arrival, not from when the queue drew it
+    setLastEventAt(arrived.current.get(event.version) ?? Date.now());
+    arrived.current.delete(event.version);
     setLastEventTime(event.time);
     const me = mineRef.current?.seat;
     if (event.kind === EventKind.MOVE && event.auto && me !== undefined && event.seat === me && live) {
@@ -325,6 +328,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
             }
             last = event.version;
             lastVersion.current = last;
+            arrived.current.set(event.version, Date.now());
             queue.push(event, liveFrom !== undefined && event.version > liveFrom);
             if (event.kind === EventKind.END) return;
           }
