@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from croupier.v1 import croupier_pb2 as pb
 
-from tests.support import Client, ServerProcess
+from tests.support import Client, ServerProcess, free_port
 from tests.web_table_support import (
     ARTIFACTS,
     GAMES,
@@ -26,8 +27,10 @@ from tests.web_table_support import (
     hand_in_reach,
     move_cards,
     no_horizontal_scroll,
+    no_overlap,
     skip_without_browser,
     small_targets,
+    start_stack,
     struct,
     watched_page,
 )
@@ -59,6 +62,22 @@ CENTRE = {"dou_dizhu": "Landlord:", "doppelkopf": "Game:", "dobro": "VALUE IN PL
           "sobe_e_desce": "Trumps:"}
 # scripted moves before the screenshot: enough to put cards on the table
 SCRIPTED = {"dou_dizhu": 5, "doppelkopf": 7, "dobro": 5, "dos": 3, "sobe_e_desce": 7}
+
+
+# the pause between deals of this module's server (pacing): long enough to read the deal's
+# summary, which the player closes ("Next deal": ReadyForNextDeal ends the pause at once)
+DEAL_PAUSE = 4.0
+# the table's holds and flights in the whole matches: the motion ten times as fast
+PACE = 0.1
+
+
+@pytest.fixture(scope="module")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The server of this module pauses between deals, as a real one does."""
+    server, bots = start_stack(tmp_path_factory.mktemp("web_table"), deal_pause=DEAL_PAUSE)
+    yield server
+    bots.stop()
+    server.stop()
 
 
 def sit_down(w: Watched, url: str, table_id: str, seat: int, token: str) -> None:
@@ -139,34 +158,86 @@ def create_in_lobby(w: Watched, url: str, game: str, options: Mapping[str, objec
     return page.url.rsplit("/", 1)[1]
 
 
+def look_at(w: Watched, name: str) -> Callable[[int], None]:
+    """At the seat's turns: nothing overlaps, no horizontal scroll; a screenshot at the fourth."""
+    def look(turn: int) -> None:
+        if turn % 4 == 0:
+            no_overlap(w.page)
+            no_horizontal_scroll(w.page)
+        if turn == 4:
+            w.page.screenshot(path=str(ARTIFACTS / f"playing-{name}.png"))
+    return look
+
+
+def finish(w: Watched, player: Player, client: Client, table_id: str, name: str) -> None:
+    """The final screen says what the server says, opens at its top, and every event was drawn."""
+    result = client.view(table_id).result
+    assert result.finished
+    final = w.page.locator("#game-over .final")
+    assert json.loads(final.get_attribute("data-totals") or "") == list(result.totals)
+    assert json.loads(final.get_attribute("data-winners") or "") == list(result.winners)
+    assert w.page.evaluate("() => document.querySelector('#game-over').scrollTop") == 0
+    assert w.page.locator("#game-over-title").is_visible()
+    w.page.wait_for_function("v => document.querySelector('#table').dataset.received === v",
+                             arg=str(client.view(table_id).version))
+    counts = w.page.evaluate("() => document.querySelector('#table').dataset")
+    assert counts["processed"] == counts["received"]
+    assert player.clicks > 0 and player.summaries >= 1 and player.checked > 0
+    assert int(w.page.evaluate("() => document.body.dataset.flights || '0'")) > 0  # the table moved
+    no_horizontal_scroll(w.page)
+    w.page.screenshot(path=str(ARTIFACTS / f"over-{name}.png"))
+
+
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("game", GAMES)
 def test_a_whole_match_by_clicking(web_stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
-    with watched_page(browser, viewport) as w:
+    """The fewest players the game allows, the table made in the lobby."""
+    with watched_page(browser, viewport, pace=PACE) as w:
         options = PHONE.get(game, MATCH[game]) if viewport == "phone" else MATCH[game]
         table_id = create_in_lobby(w, web_stack.web_url, game, options, viewport)
         no_horizontal_scroll(w.page)
         hand_in_reach(w.page)
         client = Client(web_stack.address)
         try:
+            name = f"{game}-{PLAYERS[game]}-{viewport}"
             player = Player(w.page, client, table_id, game, seed=len(game) + len(viewport),
                             shots=f"{game}-{viewport}")
-            player.play()
-            result = client.view(table_id).result
-            assert result.finished
-            final = w.page.locator("#game-over .final")
-            assert json.loads(final.get_attribute("data-totals") or "") == list(result.totals)
-            assert json.loads(final.get_attribute("data-winners") or "") == list(result.winners)
-            assert player.clicks > 0 and player.summaries >= 1
+            player.play(look=look_at(w, name))
+            finish(w, player, client, table_id, name)
             if game in ("dobro", "sobe_e_desce") and viewport == "desktop":
                 assert player.summaries >= 2  # a dialog between deals, then the final screen
             if game == "doppelkopf":
                 assert player.out_of_turn == 1
-            no_horizontal_scroll(w.page)
-            w.page.screenshot(path=str(ARTIFACTS / f"over-{game}-{viewport}.png"))
         finally:
             client.close()
         w.check()
+
+
+# the most players the games allow where that is more than the fewest (the others above)
+MOST = {"dobro": 6, "dos": 4}
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+@pytest.mark.parametrize("game", sorted(MOST))
+def test_a_whole_match_with_the_most_players(web_stack: ServerProcess, browser: Browser, game: str, viewport: str) -> None:
+    """The table made through the API with bots in every other seat: the compact opponents
+    stay apart and readable at six players on a phone, the match plays to its end."""
+    n = MOST[game]
+    client = Client(web_stack.address)
+    try:
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] + [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * (n - 1)
+        table = client.create(game, players=n, seats=seats, options=struct(PHONE.get(game, MATCH[game])))
+        client.join(table.table_id, name="alice")
+        with watched_page(browser, viewport, pace=PACE) as w:
+            sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
+            w.page.wait_for_selector(".hand-card")
+            name = f"{game}-{n}-{viewport}"
+            player = Player(w.page, client, table.table_id, game, seed=n)
+            player.play(look=look_at(w, name))
+            finish(w, player, client, table.table_id, name)
+            w.check()
+    finally:
+        client.close()
 
 
 def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProcess, browser: Browser) -> None:
@@ -210,6 +281,8 @@ def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProces
             # is no longer legal (same seat and same move would be a retry, answered as one)
             sent.clear()
             mine = next(m for m in client.view(tid, 0).legal_moves if m.startswith(("re", "kontra")))
+            w.page.wait_for_selector("#anytime-toggle")
+            w.page.click("#anytime-toggle")
             w.page.wait_for_selector(f'button.out-of-turn[data-move="{mine}"]')
             other[0] = lambda: client.move(tid, 0, "pass")
             w.page.route("**/SubmitMove", lambda r: first_comes_another(r, other))
@@ -219,7 +292,7 @@ def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProces
             assert len(sent) == 1
             assert "moved first" in w.page.inner_text("#notice")
             w.page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
-            assert w.page.locator("button.out-of-turn").count() == 0
+            assert w.page.locator("button.out-of-turn, #anytime-toggle").count() == 0
             assert not any(a.seat == 0 and a.move == mine for a in client.view(tid).view.doppelkopf.announcements)
             w.check_errors_but(["409", "Conflict", "ABORTED", "aborted"])
     finally:
@@ -349,6 +422,80 @@ def test_dos_auto_end_is_the_players_own_opt_in(web_stack: ServerProcess, browse
             shown = w.page.get_attribute("#commitment", "data-sha256")
             assert shown and shown == view.commitment.sha256 and len(shown) == 64
             assert not view.commitment.salt and not view.commitment.cards
+            w.check()
+    finally:
+        client.close()
+
+
+def test_leave_asks_the_connection_comes_back_and_a_timed_out_move_is_said(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The turn is a banner; a move the server played for the seat (its timer ran out) is said
+    on the table; a server restarted is a banner in words (no status name), gone once events
+    flow again; Leave asks first: Stay keeps the seat, Leave gives it up."""
+    web_stack = ServerProcess(db=tmp_path / "croupier.db", web_port=free_port()).start()
+    client = Client(web_stack.address)
+    try:
+        table = client.create("doppelkopf", seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 4,
+                              options=struct({"deals": 1, "dealer": 3, "deck": deck("doppelkopf", 5),
+                                              "turn_seconds": 2}))
+        tid = table.table_id
+        for name in ("alice", "bob", "carol", "dave"):
+            client.join(tid, name=name)
+        with watched_page(browser, "phone") as w:
+            page = w.page
+            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
+            page.wait_for_selector("#turn-banner")
+            assert "Your turn" in page.inner_text("#turn-banner")
+            assert page.locator("#turn-banner .turn-seconds").count() == 1
+            # seat 0 does not answer: the server plays for it, and the table says so
+            page.wait_for_selector("#auto-note", timeout=15_000)
+            assert "server played" in page.inner_text("#auto-note")
+            events = client.stream(tid, timeout=10)
+            auto = next(e for e in events if e.kind == pb.EVENT_KIND_MOVE and e.auto and e.seat == 0)
+            events.cancel()
+            assert auto.version > 0
+            # the server restarts: a banner in words while it is away; back: gone
+            web_stack.stop()
+            page.wait_for_selector("#connection.reconnecting", timeout=15_000)
+            text = page.inner_text("body")
+            assert "UNKNOWN" not in text and "Failed to fetch" not in text
+            page.screenshot(path=str(ARTIFACTS / "connection-lost-phone.png"))
+            web_stack.start()
+            page.wait_for_selector("#connection.reconnecting", state="detached", timeout=40_000)
+            # Leave asks first
+            page.click("#leave")
+            page.wait_for_selector("#leave-dialog")
+            page.screenshot(path=str(ARTIFACTS / "leave-phone.png"))
+            page.click("#leave-stay")
+            assert page.locator("#leave-dialog").count() == 0
+            assert client.view(tid).table.seats[0].occupied
+            page.click("#leave")
+            page.click("#leave-confirm")
+            page.wait_for_url("**/#/")
+            assert not client.view(tid).table.seats[0].occupied
+            w.check_errors_but(["net::ERR_CONNECTION_REFUSED", "Failed to load resource"])
+    finally:
+        client.close()
+        web_stack.stop()
+
+
+def test_reduced_motion_draws_every_event_without_flights(web_stack: ServerProcess, browser: Browser) -> None:
+    """A player who asked their system for less motion sees the same table, event by event,
+    and nothing flies."""
+    client = Client(web_stack.address)
+    try:
+        seats = [pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] + [pb.SeatSpec(kind=pb.SEAT_KIND_BOT, bot_level="random")] * 3
+        table = client.create("doppelkopf", players=4, seats=seats, options=struct({"deals": 1}))
+        client.join(table.table_id, name="alice")
+        with watched_page(browser, "phone", pace=PACE, reduced_motion=True) as w:
+            sit_down(w, web_stack.web_url, table.table_id, 0, client.tokens[0])
+            w.page.wait_for_selector(".hand-card")
+            player = Player(w.page, client, table.table_id, "doppelkopf", seed=5)
+            turns: list[int] = []
+            player.play(look=turns.append)
+            assert player.checked > 0 and len(turns) > 2
+            assert int(w.page.evaluate("() => document.body.dataset.flights || '0'")) == 0
             w.check()
     finally:
         client.close()

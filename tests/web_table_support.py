@@ -11,7 +11,7 @@ import json
 import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,8 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 from google.protobuf import struct_pb2
 
-from tests.bot_support import Bots
+from tests.bot_support import CROUPIER as CROUPIER_BIN
+from tests.bot_support import Proc
 from tests.support import REPO, Client, ServerProcess, free_port
 
 if TYPE_CHECKING:
@@ -47,9 +48,15 @@ def struct(values: dict[str, Any]) -> struct_pb2.Struct:
     return s
 
 
-def start_stack(tmp: Path) -> tuple[ServerProcess, Bots]:
-    server = ServerProcess(db=tmp / "croupier.db", web_port=free_port()).start()
-    return server, Bots(server.address, tmp / "bots.log", workers=1, poll=0.05)
+def start_stack(tmp: Path, deal_pause: float = 0) -> tuple[ServerProcess, Proc]:
+    """The server (with a pause between deals of `deal_pause` seconds) and a bot worker."""
+    extra = ("--fill-interval", "0.1", "--deal-pause-seconds", str(deal_pause))
+    server = ServerProcess(db=tmp / "croupier.db", web_port=free_port(), extra=extra).start()
+    # bots that think a moment at a table with a person (pacing), short: the tests play whole
+    # matches (the worker's environment is cleared of CROUPIER_* settings: flags, then)
+    argv = [CROUPIER_BIN, "bots", "--server", server.address, "--workers", "1", "--poll", "0.05",
+            "--think-seconds", "0-0.1", "--forced-think-seconds", "0"]
+    return server, Proc("bots", argv, tmp / "bots.log")
 
 
 def launch(p: Any) -> Browser:
@@ -75,9 +82,15 @@ class Watched:
 
 
 @contextlib.contextmanager
-def watched_page(browser: Browser, viewport: str) -> Iterator[Watched]:
+def watched_page(browser: Browser, viewport: str, pace: float | None = None,
+                 reduced_motion: bool = False) -> Iterator[Watched]:
+    """A page at `viewport`; `pace` scales the table's holds between events (the client's
+    `croupier.pace`: 0.2 plays the motion five times as fast, for tests that play whole matches)."""
     context = browser.new_context(viewport=VIEWPORTS[viewport], has_touch=viewport == "phone",
-                                  is_mobile=viewport == "phone", device_scale_factor=1)
+                                  is_mobile=viewport == "phone", device_scale_factor=1,
+                                  reduced_motion="reduce" if reduced_motion else "no-preference")
+    if pace is not None:
+        context.add_init_script(f"localStorage.setItem('croupier.pace', '{pace}')")
     page = context.new_page()
     page.set_default_timeout(20_000)
     w = Watched(page)
@@ -115,8 +128,16 @@ def no_horizontal_scroll(page: Page) -> None:
     assert width[0] <= width[1], f"horizontal scroll: content {width[0]} px in a {width[1]} px window"
 
 
+def motion_done(page: Page) -> None:
+    """Waits until no card is in flight (the table's own animations; the glow of the seat on
+    turn is a CSS animation and runs on)."""
+    page.wait_for_function("""() => document.getAnimations()
+        .filter(a => a.constructor === Animation && a.playState === 'running').length === 0""")
+
+
 def hand_in_reach(page: Page) -> None:
     """Every hand card shows at least 44 px of itself inside the window, without scrolling."""
+    motion_done(page)
     boxes = page.evaluate("""() => [...document.querySelectorAll('.hand-card')].map(b => {
         const r = b.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })""")
     height = page.evaluate("() => window.innerHeight")
@@ -125,6 +146,26 @@ def hand_in_reach(page: Page) -> None:
         assert b[3] <= height + 1, f"a hand card is below the window: {b} (height {height})"
     steps = [b - a for a, b in zip(lefts, lefts[1:], strict=False)]
     assert not steps or min(steps) >= 44, f"hand cards closer than 44 px: {steps}"
+
+
+def no_overlap(page: Page) -> None:
+    """The header, every opponent's box, the centre and the player's own area: none covers
+    another; the centre keeps room to be read; no opponent's name is cut."""
+    motion_done(page)
+    boxes: list[list[Any]] = page.evaluate("""() => [
+        ...[...document.querySelectorAll('.table-header, #centre, .my-area')].map(e => [e.className || e.id, e]),
+        ...[...document.querySelectorAll('.opponents .seat')].map(e => ['seat ' + e.dataset.seat, e])]
+      .map(([n, e]) => { const r = e.getBoundingClientRect(); return [n, r.left, r.top, r.right, r.bottom]; })""")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            w = min(a[3], b[3]) - max(a[1], b[1])
+            h = min(a[4], b[4]) - max(a[2], b[2])
+            assert w <= 1 or h <= 1, f"{a[0]} and {b[0]} overlap: {a[1:]} {b[1:]}"
+    centre = next(b for b in boxes if b[0] == "centre")
+    assert centre[4] - centre[2] >= 110, f"the centre is a strip: {centre[1:]}"
+    cut: list[str] = page.evaluate("""() => [...document.querySelectorAll('.opponents .seat-name')]
+        .filter(e => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
+    assert not cut, f"names cut: {cut}"
 
 
 def small_targets(page: Page) -> list[str]:
@@ -196,7 +237,9 @@ class Player:
     game: str
     seed: int = 1
     shots: str = ""  # names the screenshot of the first deal summary, if given
+    seat: int = 0
     clicks: int = 0
+    checked: int = 0
     summaries: int = 0
     out_of_turn: int = 0
     refused: int = 0
@@ -215,7 +258,25 @@ class Player:
         assert shown == deal_scores(self.game, self.client.view(self.table_id), deal)
         self.summaries += 1
 
-    def play(self, limit: int = 800) -> None:
+    def check_drawn(self) -> None:
+        """The table drawn once the events settled is the server's: the version, every hand's
+        size, and every event received was drawn (the queue dropped none)."""
+        view = self.client.view(self.table_id)  # hand sizes are public
+        drawn = self.page.evaluate("""() => { const t = document.querySelector('#table');
+            return { version: t.dataset.version, hand: document.querySelectorAll('.hand-card').length,
+              received: Number(t.dataset.received), processed: Number(t.dataset.processed),
+              counts: [...document.querySelectorAll('.seat[data-seat] .cards-left')]
+                .map(c => [Number(c.closest('.seat').dataset.seat), Number(c.textContent)]) }; }""")
+        assert drawn["received"] == drawn["processed"], drawn
+        if int(drawn["version"]) != view.version:
+            return  # another seat moved out of turn meanwhile: the next look compares
+        sizes = list(getattr(view.view, self.game).hand_sizes)
+        assert drawn["hand"] == sizes[self.seat], (drawn, sizes)
+        assert {s: c for s, c in drawn["counts"]} == {s: sizes[s] for s, _ in drawn["counts"]}, (drawn, sizes)
+        self.checked += 1
+
+    def play(self, limit: int = 800, look: Callable[[int], None] | None = None) -> None:
+        """Plays to the end; `look(turn)` is called at each of the seat's turns, settled."""
         rng = random.Random(self.seed)
         for _ in range(limit):
             self.page.wait_for_function("""() => { const t = document.querySelector('#table');
@@ -225,6 +286,10 @@ class Player:
                 return JSON.parse(t.dataset.onTurn || '[]').includes(Number(seat))
                   && JSON.parse(t.dataset.legal || '[]').length > 0; }""", timeout=60_000)
             s = self.state()
+            if not s["over"] and not s["summary"]:
+                self.check_drawn()
+                if look:
+                    look(self.clicks)
             if s["over"]:
                 self.check_summary("#game-over")
                 return
@@ -257,7 +322,10 @@ class Player:
         page = self.page
         plan = move_cards(self.game, move)
         if plan is None:
-            page.click(f'#actions button.move[data-move="{move}"]')
+            button = page.locator(f'#actions button.move[data-move="{move}"]')
+            if not button.count() and page.locator("#anytime-toggle").count():
+                page.click("#anytime-toggle")  # the calls folded into one button
+            button.click()
         else:
             cards, target = plan
             if page.locator("#clear").count():

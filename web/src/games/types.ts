@@ -33,6 +33,10 @@ export interface DealSummary {
   scoreLabel: string;       // what those numbers are ("points", "penalty points"...)
 }
 
+/** Cards that lay on the felt and leave it together (a trick, a round of Dou Dizhu, Dobro's
+ * pile): who had played what, and the seat that collects them (null: out of play). */
+export interface ClosedPlay { played: { seat: number; cards: string[] }[]; to: number | null }
+
 export interface ScoreSheet { header: string[]; rows: string[][]; totals?: string[] }
 
 export interface GameModule<G = unknown> {
@@ -74,4 +78,14 @@ export interface GameModule<G = unknown> {
    * turn by itself where that would tell the table what the hand allows: the client may,
    * for its own player, from the moves it was given. */
   autoEnd?(legal: string[], g: G): string | undefined;
+  // ---- motion (optional: the table guesses where a module says nothing) ------------------
+  /** The move `move` of `seat` took `before` to `after` and cleared the felt: what lay there
+   * (the mover's cards included) and who gathers it. Left out, the table takes every seat's
+   * `played` of `before` plus the move's `plan` cards and gives them to the next seat on turn
+   * in `after` (the trick's winner in trick games). Return null where nothing was gathered. */
+  closedPlay?(before: G, after: G, move: string, seat: number): ClosedPlay | null;
+  /** Cards that a move sent somewhere other than the felt in front of the mover (Dos: matched
+   * onto a centre card): the CSS selector of the element they fly to, else the mover's own
+   * played place. */
+  moveTarget?(move: string, after: G): string | undefined;
 }

@@ -3,13 +3,17 @@
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import type { DealSummary, ScoreSheet } from "../games/types";
+import { t } from "../i18n";
+import { useSecondsLeft } from "./Chrome";
 
 export function Modal({ id, title, children, onClose, blocking = true }: {
   id: string; title: string; children: ComponentChildren; onClose?: () => void; blocking?: boolean;
 }): JSX.Element {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    box.current?.querySelector<HTMLElement>("button")?.focus();
+    // the dialog opens at its top, the headline in sight: the first button may be far below
+    box.current?.querySelector<HTMLElement>("button")?.focus({ preventScroll: true });
+    if (box.current) box.current.scrollTop = 0;
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape" && onClose) onClose();
     };
@@ -30,11 +34,11 @@ export function ChoiceDialog({ moves, label, onPick, onCancel }: {
   moves: string[]; label: (m: string) => string; onPick: (m: string) => void; onCancel: () => void;
 }): JSX.Element {
   return (
-    <Modal id="choice" title="These cards make more than one move: which one?" onClose={onCancel}>
+    <Modal id="choice" title={t("table.choice.title")} onClose={onCancel}>
       <div class="choice-list">
         {moves.map((m) => <button type="button" class="choice" data-move={m} key={m} onClick={() => onPick(m)}>{label(m)}</button>)}
       </div>
-      <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+      <button type="button" class="secondary" onClick={onCancel}>{t("table.cancel")}</button>
     </Modal>
   );
 }
@@ -64,17 +68,41 @@ export function SummaryBody({ summary, names }: { summary: DealSummary; names: s
   );
 }
 
-export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking }: {
-  deal: number; summary: DealSummary; names: string[]; sheet: ScoreSheet; onClose: () => void; blocking: boolean;
+/** The end of a deal: how it was scored, the sheet so far, and the next deal, which starts by
+ * itself when the server's pause is over (`nextAt`, ms since the epoch; 0: no pause). */
+export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking, nextAt, felt }: {
+  deal: number; summary: DealSummary; names: string[]; sheet: ScoreSheet; onClose: () => void; blocking: boolean; nextAt: number;
+  felt?: ComponentChildren;
 }): JSX.Element {
+  const left = useSecondsLeft(nextAt);
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+  useEffect(() => {
+    if (nextAt > 0 && left === 0) closeRef.current();
+  }, [left, nextAt]);
   return (
-    <Modal id="deal-summary" title={`End of deal ${deal + 1}`} onClose={onClose} blocking={blocking}>
+    <Modal id="deal-summary" title={t("table.summary.title", { n: deal + 1 })} onClose={onClose} blocking={blocking}>
       <div data-deal={deal}>
+        {felt && <><h3>{t("table.summary.felt")}</h3><div class="summary-felt" id="summary-felt">{felt}</div></>}
         <SummaryBody summary={summary} names={names} />
-        <h3>Score sheet</h3>
+        <h3>{t("table.summary.sheet")}</h3>
         <SheetTable sheet={sheet} />
       </div>
-      <button type="button" id="summary-close" class="primary" onClick={onClose}>Continue</button>
+      <button type="button" id="summary-close" class="primary" onClick={onClose}>
+        {nextAt > 0 ? t("table.summary.next.in", { n: left }) : t("table.summary.next")}</button>
+    </Modal>
+  );
+}
+
+/** Leaving gives the seat up (a bot plays it): asked first. */
+export function LeaveDialog({ onLeave, onStay }: { onLeave: () => void; onStay: () => void }): JSX.Element {
+  return (
+    <Modal id="leave-dialog" title={t("table.leave.title")} onClose={onStay}>
+      <p>{t("table.leave.confirm")}</p>
+      <div class="action-row">
+        <button type="button" id="leave-stay" class="primary" onClick={onStay}>{t("table.leave.stay")}</button>
+        <button type="button" id="leave-confirm" class="secondary danger" onClick={onLeave}>{t("table.leave.go")}</button>
+      </div>
     </Modal>
   );
 }
