@@ -101,6 +101,7 @@ export function kindOf(move: string): string {
 /** A combination with its cards: "Airplane with single wings (3 3 3 4 4 4 + 6 8)". */
 export function describe(move: string): string {
   const [main, kick = ""] = move.split("+");
+  if (!kick && (new Set(main).size === 1 || main === "BR")) return kindOf(move); // the kind says it all
   const cards = [...main].map(one).join(" ") + (kick ? ` + ${[...kick].map(one).join(" ")}` : "");
   return t("games.dd.withCards", { kind: kindOf(move), cards });
 }

@@ -71,6 +71,8 @@ export interface GameModule<G = unknown> {
   playing?(g: G): boolean;
   /** the legal plays a Hint button cycles through, in the order it offers them; absent: no Hint */
   hints?(legal: string[], g: G): string[];
+  /** what the pick line says when the picked cards make several moves ("Joker as:") */
+  chooseText?(moves: string[], g: G): string;
   /** a short label for one of several moves that take the same cards (a joker's value) */
   choiceLabel?(move: string, g: G): string;
   /** finished deals so far, and the summary of one of them */

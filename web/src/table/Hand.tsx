@@ -172,8 +172,10 @@ function PickLine({ play, codes, picked, hintAt, setHintAt, tapConfirm, setTapCo
         {t("games.select.nothingPlays")}</span></div> : null;
   }
   const pickedCodes = picked.map((i) => codes[i]);
-  const m = pickedCodes.length ? matchSelection(game, g, legal, pickedCodes, play.target) : null;
+  const m = pickedCodes.length ? matchSelection(game, g, legal, pickedCodes, play.target, false) : null;
   const several = m?.kind === "several" ? m.moves : null;
+  // a compact choice, set to the first move until the player picks another: Play sends it
+  if (several && !several.includes(preferredMove() ?? "")) prefer(several[0]);
   const chosen = preferredMove();
   const showHint = () => {
     if (!hints.length) return;
@@ -196,15 +198,14 @@ function PickLine({ play, codes, picked, hintAt, setHintAt, tapConfirm, setTapCo
       <span id="selection" class={`selection ${m?.kind ?? "empty"}`} role="status" aria-live="polite">
         {!m ? t("games.select.tapHelp")
           : m.kind === "one" ? game.label(m.move, g, names)
-          : m.kind === "several" ? t("games.select.choose")
+          : m.kind === "several" ? (game.chooseText?.(several!, g) ?? t("games.select.choose"))
           : m.reason}
       </span>
       {several && (
         <label class="choose-move">
           <span class="sr-only">{t("games.select.chooseLabel")}</span>
-          <select id="choose-move" value={chosen && several.includes(chosen) ? chosen : ""}
+          <select id="choose-move" value={chosen}
             onChange={(e) => { prefer(e.currentTarget.value || undefined); redraw((n) => n + 1); }}>
-            <option value="">{t("games.select.choosePlaceholder")}</option>
             {several.map((mv) => <option key={mv} value={mv}>{game.choiceLabel?.(mv, g) ?? game.label(mv, g, names)}</option>)}
           </select>
         </label>

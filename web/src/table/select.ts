@@ -90,7 +90,7 @@ export function tap<G>(
 
 /** The legal moves that take exactly the picked cards (and the picked centre card). */
 export function matchSelection<G>(
-  game: GameModule<G>, g: G, legal: string[], picked: string[], target: string | undefined,
+  game: GameModule<G>, g: G, legal: string[], picked: string[], target: string | undefined, usePreferred = true,
 ): Match {
   const plans = cardPlans(game, g, legal);
   if (!plans.length) return { kind: "none", reason: t("games.select.noCardMove") };
@@ -105,7 +105,7 @@ export function matchSelection<G>(
     : new Set(sameCards.map(([, p]) => p.target)).size === 1 ? sameCards : [];
   if (hits.length === 1) return { kind: "one", move: hits[0][0] };
   if (hits.length > 1) {
-    if (preferred && hits.some(([m]) => m === preferred)) return { kind: "one", move: preferred };
+    if (usePreferred && preferred && hits.some(([m]) => m === preferred)) return { kind: "one", move: preferred };
     return { kind: "several", moves: hits.map(([m]) => m) };
   }
   if (sameCards.length && sameCards.every(([, p]) => p.target)) {
