@@ -228,3 +228,168 @@ def test_dou_dizhu_names_hints_dims_and_never_shows_a_card_twice(
             w.check_errors_but([])
     finally:
         client.close()
+
+
+CARD = {"doppelkopf": re.compile(r"[ATKQJ9][cshd]"), "sobe_e_desce": re.compile(r"[23456QJK7A][cdhs]")}
+
+
+def advance_to_follow(client: Client, tid: str, game: str, rng: random.Random) -> None:
+    """Moves through the API (seat 0's decisions too) until seat 0 is to play a card to a trick
+    that another seat has led: a position where some of its cards cannot be played."""
+    for _ in range(400):
+        view = client.view(tid)
+        assert not view.result.finished
+        mine = list(client.view(tid, 0).legal_moves)
+        cards = [m for m in mine if CARD[game].fullmatch(m)]
+        if 0 in view.to_act and cards and len(cards) < len(hand_of(client, tid, game)):
+            return
+        seat = view.to_act[0]
+        legal = list(client.view(tid, seat).legal_moves)
+        pick = [m for m in legal if CARD[game].fullmatch(m)] or [m for m in legal if m not in ("reservation",)]
+        if game == "doppelkopf" and "pass" in legal and len(view.to_act) > 1:
+            pick = ["pass"]
+        if game == "sobe_e_desce" and seat == 0 and "play" in legal:
+            pick = ["play"]
+        client.move(tid, seat, rng.choice(pick), view.version)
+    raise AssertionError("seat 0 never had to follow")
+
+
+def hand_of(client: Client, tid: str, game: str) -> list[str]:
+    return getattr(client.view(tid, 0).view, game).hand.split()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("game", ["doppelkopf", "sobe_e_desce"])
+def test_trick_games_dim_what_cannot_follow_and_play_with_one_tap(
+    web_stack: ServerProcess, browser: Browser, game: str, viewport: str
+) -> None:
+    client = Client(web_stack.address)
+    rng = random.Random(11)
+    try:
+        options: dict[str, object] = {"deck": deck(game, 13), "dealer": 0}
+        options.update({"deals": 1} if game == "doppelkopf" else {"max_deals": 1})
+        tid = human_table(client, game, 4, options)
+        advance_to_follow(client, tid, game, rng)
+        view = client.view(tid)
+        with watched_page(browser, viewport) as w:
+            page = w.page
+            sit(page, web_stack.web_url, tid, client.tokens[0])
+            at_version(page, view.version)
+            legal = list(client.view(tid, 0).legal_moves)
+            check_dimming(page, game, legal)
+            assert page.locator(".hand-card.dim").count() > 0
+            shot(page, f"{game}-follow-{viewport}")
+            # a dimmed card is no start: a tap picks nothing and sends nothing
+            page.locator(".hand-card.dim").first.click(force=True)
+            assert page.locator(".hand-card.selected").count() == 0
+            assert client.view(tid).version == view.version
+            # one tap on a live card plays it
+            card = live_codes(page)[0]
+            page.locator(f'.hand-card[data-card="{card}"]').first.click()
+            page.wait_for_function(f"() => document.querySelector('#table').dataset.version !== '{view.version}'")
+            after = client.view(tid)
+            assert after.version > view.version and card not in hand_of(client, tid, game)
+            # "tap then confirm", kept by the browser: a tap picks, Play plays
+            page.check("#tap-confirm")
+            page.reload()
+            page.wait_for_selector("#table")
+            assert page.is_checked("#tap-confirm")
+            w.check()
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_dobro_joker_value_from_one_control(web_stack: ServerProcess, browser: Browser, viewport: str) -> None:
+    cards = deck("dobro", 9, 2).split()
+    for c in ("5", "2", "J"):
+        cards.remove(c)
+        cards.insert(0, c)
+    client = Client(web_stack.address)
+    try:
+        tid = human_table(client, "dobro", 2, {"rounds": 1, "opener": 0, "deck": " ".join(cards)})
+        version = client.view(tid).version
+        legal = list(client.view(tid, 0).legal_moves)
+        with watched_page(browser, viewport) as w:
+            page = w.page
+            sit(page, web_stack.web_url, tid, client.tokens[0])
+            at_version(page, version)
+            check_dimming(page, "dobro", legal)
+            page.locator('.hand-card[data-card="J"]').first.click()
+            assert page.inner_text("#selection") == "Joker as:"
+            offered = page.locator("#choose-move option").evaluate_all("os => os.map(o => o.value)")
+            assert set(offered) == {m for m in legal if m.startswith("J:")} and len(offered) > 1
+            assert page.locator("#choose-move option").evaluate_all("os => os.map(o => o.textContent)") == \
+                [m[2:] for m in offered]
+            assert page.locator("#actions button.move").count() <= 3  # no button per value
+            page.select_option("#choose-move", "J:7")
+            shot(page, f"dobro-joker-{viewport}")
+            page.click("#play")
+            page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
+            assert client.view(tid).view.dobro.auction[-1].move == "J:7"
+            assert page.locator("#choice").count() == 0
+            text = page.inner_text("body")
+            assert "(s)" not in text and " 1 pts" not in text
+            w.check()
+    finally:
+        client.close()
+
+
+COLOUR = {"b": "blue", "g": "green", "r": "red", "y": "yellow"}
+
+
+def dos_words(card: str) -> str:
+    if card == "w2":
+        return "wild DOS"
+    return f"{COLOUR[card[0]]} {'wild #' if card[1:] == '#' else card[1:]}"
+
+
+def dos_turn(client: Client, tid: str, seat: int) -> list[str]:
+    """Seat `seat` matches what it can (one match), places its bonus cards and ends its turn."""
+    made: list[str] = []
+    for _ in range(12):
+        view = client.view(tid)
+        if seat not in view.to_act:
+            break
+        legal = list(client.view(tid, seat).legal_moves)
+        on = [m for m in legal if " on " in m]
+        adds = [m for m in legal if m.startswith("add ")]
+        ends = [m for m in legal if m.startswith("end")]
+        move = on[0] if on and not made else adds[0] if adds else ends[-1] if ends else "draw"
+        client.move(tid, seat, move, view.version)
+        if " on " in move or move.startswith("add "):
+            made.append(move)
+    return made
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_dos_shows_the_opponents_match_in_words(web_stack: ServerProcess, browser: Browser, viewport: str) -> None:
+    from tests.dos_support import deck_for
+
+    client = Client(web_stack.address)
+    try:
+        order = deck_for(["b4 b7 b10 r10 y1 y4 y10", "r7 g1 g6 g8 g10 y8 b3"], "r7 y9", "b5 g3 r4 y6 b9 r1")
+        tid = human_table(client, "dos", 2, {"target": 1, "dealer": 1, "deck": order})
+        with watched_page(browser, viewport) as w:
+            page = w.page
+            sit(page, web_stack.web_url, tid, client.tokens[0])
+            at_version(page, client.view(tid).version)
+            check_dimming(page, "dos", list(client.view(tid, 0).legal_moves))
+            dos_turn(client, tid, 0)
+            made = dos_turn(client, tid, 1)
+            assert any(" on " in m for m in made), made
+            at_version(page, client.view(tid).version)
+            shown = page.inner_text("#last-turn")
+            assert shown.startswith("bob played:"), shown
+            said = page.get_attribute("#last-turn", "aria-label") or ""
+            for m in made:
+                cards = m.split(" on ")[0].removeprefix("add ").split("+")
+                for c in cards + ([m.split(" on ")[1]] if " on " in m else []):
+                    assert dos_words(c) in said, (c, said)
+            assert page.locator("#last-turn .card").count() >= 2
+            body = page.inner_text("body")
+            assert not NOTATION.search(body), NOTATION.search(body)
+            shot(page, f"dos-last-turn-{viewport}")
+            w.check()
+    finally:
+        client.close()

@@ -196,7 +196,7 @@ function PickLine({ play, codes, picked, hintAt, setHintAt, tapConfirm, setTapCo
   return (
     <div class="pick-line" id="pick-line">
       <span id="selection" class={`selection ${m?.kind ?? "empty"}`} role="status" aria-live="polite">
-        {!m ? t("games.select.tapHelp")
+        {!m ? ""
           : m.kind === "one" ? game.label(m.move, g, names)
           : m.kind === "several" ? (game.chooseText?.(several!, g) ?? t("games.select.choose"))
           : m.reason}
