@@ -77,9 +77,11 @@ export function tap<G>(
   if (!plans.length) return { picked: [...picked, i] }; // no card move now: a pick to look at
   const codes = picked.map((j) => hand[j]);
   let next: number[];
+  const finished = !codes.length || plans.some(([, p]) => key(p.cards) === key(codes));
   if (plans.some(([, p]) => contains(p.cards, [...codes, hand[i]]))) next = [...picked, i];
-  else if (plans.some(([, p]) => contains(p.cards, [hand[i]]))) next = [i]; // a new pick
-  else return { picked }; // a dimmed card starts nothing
+  else if (!plans.some(([, p]) => contains(p.cards, [hand[i]]))) return { picked }; // a dimmed card starts nothing
+  else if (finished) next = [i]; // the pick was a whole move: this card starts a new one
+  else next = [...picked, i]; // an unfinished pick grows, and the line under the hand says why it is no move
   if (!oneTap) return { picked: next };
   const want = key(next.map((j) => hand[j]));
   const whole = plans.filter(([, p]) => key(p.cards) === want);
