@@ -3,6 +3,7 @@
 // module (a "drawn" face), on a card of these dimensions.
 import type { JSX } from "preact";
 import { type Face, type Back, faceLabel } from "./faces";
+import { t } from "../i18n";
 
 export const W = 169.075;
 export const H = 244.64;
@@ -90,7 +91,7 @@ export function CardView({ face, back, code, small }: {
   face: Face | null; back: Back; code?: string; small?: boolean;
 }): JSX.Element {
   return (
-    <span class={`card ${small ? "small" : ""}`} role="img" aria-label={face ? faceLabel(face) : "card back"}
+    <span class={`card ${small ? "small" : ""}`} role="img" aria-label={face ? faceLabel(face) : t("games.card.back")}
       data-card={code} data-face={face ? faceId(face) : undefined}>
       <CardSvg face={face} back={back} />
     </span>

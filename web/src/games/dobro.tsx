@@ -2,6 +2,7 @@
 // seat's score pile as a count, the Oubli card where it is.
 import type { JSX } from "preact";
 import { t } from "../i18n";
+import { Legend } from "./legend";
 import type { Back, Face } from "../cards/faces";
 import { H, W } from "../cards/Card";
 import { CardRow, CentreLine, Info } from "../table/bits";
@@ -120,8 +121,8 @@ export const dobro: GameModule<DobroView> = {
       {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}
       <CentreLine label={t("games.dobro.drawPile")}>{t("games.dobro.pileLine", { n: g.drawPile, aside: g.setAside })}
         {g.manualDraw ? ` · ${t("games.dobro.oubliWhere", { name: g.oubli >= 0 ? names[g.oubli] : "" , centre: g.oubli >= 0 ? "no" : "yes" })}` : ""}</CentreLine>
-      <div class="legend">{g.manualDraw ? <dfn title={t("games.dobro.oubliExplained")}>{t("games.dobro.oubliWord")}</dfn> : null}
-        {g.manualDraw ? " · " : ""}<dfn title={t("games.dobro.dobroExplained")}>{t("games.dobro.dobroWord")}</dfn></div>
+      <Legend words={[{ word: t("games.dobro.dobroWord"), text: t("games.dobro.dobroExplained") },
+        ...(g.manualDraw ? [{ word: t("games.dobro.oubliWord"), text: t("games.dobro.oubliExplained") }] : [])]} />
     </div>
   ),
   playLabel: () => t("games.play"),

@@ -8,6 +8,7 @@ import { CardRow, CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DoppelkopfPhase, type DoppelkopfView } from "../gen/croupier/v1/doppelkopf_pb";
 import { t } from "../i18n";
+import { Legend } from "./legend";
 import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
@@ -173,7 +174,8 @@ export const doppelkopf: GameModule<DoppelkopfView> = {
       {g.toFollow && <CentreLine label={t("games.dk.toFollow")}>{t(`games.dk.follow.${g.toFollow}`, { defaultValue: g.toFollow })}</CentreLine>}
       {g.phase === DoppelkopfPhase.PLAYING && <CentreLine label={t("games.dk.tricks")}>{t("games.dk.tricksOf", { n: g.tricks.length, of: g.bistro ? 10 : 12 })}</CentreLine>}
       <LastTrick g={g} names={names} />
-      <div class="legend"><dfn title={t("games.dk.reExplained")}>{t("games.dk.re")}</dfn> · <dfn title={t("games.dk.kontraExplained")}>{t("games.dk.kontra")}</dfn></div>
+      <Legend words={[{ word: t("games.dk.re"), text: t("games.dk.reExplained") },
+        { word: t("games.dk.kontra"), text: t("games.dk.kontraExplained") }]} />
     </div>
   ),
   playLabel: () => t("games.play"),
@@ -183,8 +185,9 @@ export const doppelkopf: GameModule<DoppelkopfView> = {
   summary: (g, deal, names) => {
     const h = g.history[deal];
     if (!h) return null;
-    const re = h.reSeats.map((s) => names[s]).join(t("games.and"));
-    const kontra = names.filter((_, i) => !h.reSeats.includes(i)).join(t("games.and"));
+    const list = (xs: string[]) => (xs.length < 2 ? xs.join("") : t("games.listAnd", { head: xs.slice(0, -1).join(", "), last: xs[xs.length - 1] }));
+    const re = list(h.reSeats.map((s) => names[s]));
+    const kontra = list(names.filter((_, i) => !h.reSeats.includes(i)));
     const title = h.noScore ? t("games.dk.noScore") : h.winner === 1 ? t("games.dk.reWins", { names: re })
       : h.winner === 0 ? t("games.dk.kontraWins", { names: kontra }) : t("games.dk.nobodyWins");
     const items = h.items.map((it) => itemLine(it, h.winner));

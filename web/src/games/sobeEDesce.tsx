@@ -6,6 +6,7 @@ import { CardRow, CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { SobeEDescePhase, type SobeEDesceView } from "../gen/croupier/v1/sobe_e_desce_pb";
 import { t } from "../i18n";
+import { Legend } from "./legend";
 import type { GameModule, SeatNote } from "./types";
 
 const STRENGTH = "A7KJQ65432"; // strongest first
@@ -74,8 +75,8 @@ export const sobeEDesce: GameModule<SobeEDesceView> = {
       <CentreLine label={t("games.sd.stock")}>{t("games.cardsN", { n: g.stockSize })}{g.discardCounts.some((n) => n > 0)
         ? ` · ${t("games.sd.exchangedBy", { list: g.discardCounts.map((n, i) => `${names[i]} ${n}`).join(", ") })}` : ""}</CentreLine>
       {g.discards && <CentreLine label={t("games.sd.yourExchanged")}>{g.discards.split(" ").map(short).join(" ")}</CentreLine>}
-      <div class="legend"><dfn title={t("games.sd.goalExplained", { start: g.startScore })}>{t("games.sd.goal")}</dfn>
-        {" · "}<dfn title={t("games.sd.riscosExplained")}>{t("games.sd.riscos")}</dfn></div>
+      <Legend words={[{ word: t("games.sd.goal"), text: t("games.sd.goalExplained", { start: g.startScore }) },
+        { word: t("games.sd.riscos"), text: t("games.sd.riscosExplained") }]} />
     </div>
   ),
   playLabel: (g) => (g.phase === SobeEDescePhase.DECIDE ? t("games.sd.exchangePlay") : t("games.play")),
