@@ -28,6 +28,7 @@ from tests.web_table_support import (
     move_cards,
     no_horizontal_scroll,
     skip_without_browser,
+    small_targets,
     struct,
     watched_page,
 )
@@ -179,6 +180,7 @@ def test_dou_dizhu_names_hints_dims_and_never_shows_a_card_twice(
             for _ in range(4):
                 page.locator('.hand-card[data-card="5"]:not(.selected)').first.click()
             assert page.inner_text("#selection").startswith("Bomb of four 5s")
+            assert not small_targets(page), small_targets(page)
             shot(page, f"dou_dizhu-bomb-{viewport}")
             # a pick that is no whole move says what it lacks, before Play and on Play
             page.click("#clear")
@@ -337,6 +339,7 @@ def test_dobro_joker_value_from_one_control(web_stack: ServerProcess, browser: B
             assert page.locator("#choose-move option").evaluate_all("os => os.map(o => o.textContent)") == \
                 [m[2:] for m in offered]
             assert page.locator("#actions button.move").count() <= 3  # no button per value
+            assert not small_targets(page), small_targets(page)
             page.select_option("#choose-move", "J:7")
             shot(page, f"dobro-joker-{viewport}")
             page.click("#play")
