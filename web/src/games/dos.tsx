@@ -162,6 +162,12 @@ export const dos: GameModule<DosView> = {
   playLabel: () => t("games.play"),
   hint: () => t("games.dos.hint"),
   playing: () => true,
+  lastPlay: (g) => {
+    const adds = g.adds.split(" ").filter(Boolean);
+    const m = g.matches[g.matches.length - 1];
+    if (adds.length) return { seat: g.current, cards: [adds[adds.length - 1]] };
+    return m ? { seat: g.current, cards: cardsOf(m.cards), target: m.target } : undefined;
+  },
   deals: (g) => g.history.length,
   summary: (g, deal, names) => {
     const h = g.history[deal];

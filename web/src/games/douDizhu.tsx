@@ -210,6 +210,11 @@ export const douDizhu: GameModule<DouDizhuView> = {
   explain,
   hints: (legal) => hints(legal),
   playing: (g) => g.phase === DouDizhuPhase.PLAYING,
+  lastPlay: (g) => {
+    const i = g.plays.length - 1;
+    if (i < 0 || g.plays[i].move === "pass") return undefined;
+    return { seat: g.plays[i].seat, cards: displaySuits(g).plays[i].map(shownCode) };
+  },
   deals: (g) => g.history.length,
   summary: (g, deal, names) => {
     const h = g.history[deal];

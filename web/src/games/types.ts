@@ -69,6 +69,9 @@ export interface GameModule<G = unknown> {
   /** whether cards are being played now (not bids or calls): a turn without a card move then
    * dims the whole hand */
   playing?(g: G): boolean;
+  /** the cards the last move put on the table, for the table to animate: the seat, the codes
+   * (as `face` reads them) and, in games with a centre row, the centre card they went on */
+  lastPlay?(g: G): { seat: number; cards: string[]; target?: string } | undefined;
   /** the legal plays a Hint button cycles through, in the order it offers them; absent: no Hint */
   hints?(legal: string[], g: G): string[];
   /** what the pick line says when the picked cards make several moves ("Joker as:") */
