@@ -337,49 +337,6 @@ def test_keyboard_play_card_labels_and_the_turn_timer_ring(web_stack: ServerProc
         client.close()
 
 
-def test_an_ambiguous_selection_asks_and_an_illegal_one_is_refused(
-    web_stack: ServerProcess, browser: Browser
-) -> None:
-    """Dobro's opener picks a 2 and a 5: no move, the page says why and sends nothing. A lone
-    joker is a move for every value it may stand for: the page asks which, and plays that one."""
-    cards = deck("dobro", 9, 2).split()
-    for c in ("5", "2", "J"):
-        cards.remove(c)
-        cards.insert(0, c)
-    client = Client(web_stack.address)
-    try:
-        table = client.create("dobro", players=2, seats=[pb.SeatSpec(kind=pb.SEAT_KIND_HUMAN)] * 2,
-                              options=struct({"rounds": 1, "opener": 0, "deck": " ".join(cards)}))
-        tid = table.table_id
-        for name in ("alice", "bob"):
-            client.join(tid, name=name)
-        version = client.view(tid).version
-        with watched_page(browser, "phone") as w:
-            page = w.page
-            sit_down(w, web_stack.web_url, tid, 0, client.tokens[0])
-            page.wait_for_selector("#play")
-            page.locator('.hand-card[data-card="2"]').first.click()
-            page.locator('.hand-card[data-card="5"]').first.click()
-            page.click("#play")
-            assert "not a legal play" in page.inner_text("#notice")
-            assert client.view(tid).version == version  # nothing was sent
-            page.click("#clear")
-            page.locator('.hand-card[data-card="J"]').first.click()
-            page.click("#play")
-            page.wait_for_selector("#choice")
-            offered = page.locator("#choice button.choice").evaluate_all("bs => bs.map(b => b.dataset.move)")
-            assert set(offered) == {m for m in client.view(tid, 0).legal_moves if m.startswith("J:")}
-            assert len(offered) > 1
-            assert page.inner_text('#choice button[data-move="J:7"]') == "Joker as 7"
-            page.screenshot(path=str(ARTIFACTS / "choice-dobro-phone.png"))
-            page.click('#choice button[data-move="J:7"]')
-            page.wait_for_function(f"() => document.querySelector('#table').dataset.version === '{version + 1}'")
-            assert client.view(tid).view.dobro.auction[-1].move == "J:7"
-            w.check()
-    finally:
-        client.close()
-
-
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_dos_auto_end_is_the_players_own_opt_in(web_stack: ServerProcess, browser: Browser, viewport: str) -> None:
     """After a match that leaves nothing but `end`, the server waits (ending by itself would

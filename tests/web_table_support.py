@@ -83,14 +83,18 @@ class Watched:
 
 @contextlib.contextmanager
 def watched_page(browser: Browser, viewport: str, pace: float | None = None,
-                 reduced_motion: bool = False) -> Iterator[Watched]:
+                 reduced_motion: bool = False, one_tap: bool = False) -> Iterator[Watched]:
     """A page at `viewport`; `pace` scales the table's holds between events (the client's
-    `croupier.pace`: 0.2 plays the motion five times as fast, for tests that play whole matches)."""
+    `croupier.pace`: 0.2 plays the motion five times as fast, for tests that play whole matches).
+    Cards are picked then played with Play (the client's "tap then confirm" setting) unless
+    `one_tap`: a card that alone is a move then plays on its tap (tests/test_web_play.py)."""
     context = browser.new_context(viewport=VIEWPORTS[viewport], has_touch=viewport == "phone",
                                   is_mobile=viewport == "phone", device_scale_factor=1,
                                   reduced_motion="reduce" if reduced_motion else "no-preference")
     if pace is not None:
         context.add_init_script(f"localStorage.setItem('croupier.pace', '{pace}')")
+    if not one_tap:
+        context.add_init_script("localStorage.setItem('croupier.tapThenConfirm', '1')")
     page = context.new_page()
     page.set_default_timeout(20_000)
     w = Watched(page)

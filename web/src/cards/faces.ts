@@ -3,6 +3,7 @@
 // a package; a game whose cards no package draws draws them itself (a "drawn" face, and a
 // plain back of its colour and word).
 import type { JSX } from "preact";
+import { t } from "../i18n";
 export type Suit = "c" | "d" | "h" | "s";
 export type FrenchRank = "A" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "10" | "J" | "Q" | "K";
 
@@ -14,15 +15,12 @@ export type Face =
 /** The French pattern, or a plain back of a colour with a word on it. */
 export type Back = "french" | { fill: string; word: string };
 
-const SUIT_NAMES: Record<Suit, string> = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+
 const SUIT_SYMBOLS: Record<Suit, string> = { c: "♣", d: "♦", h: "♥", s: "♠" };
-const RANK_NAMES: Record<FrenchRank, string> = {
-  A: "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
-  "9": "nine", "10": "ten", J: "jack", Q: "queen", K: "king",
-};
+
 
 export function suitName(s: Suit): string {
-  return SUIT_NAMES[s];
+  return t(`games.card.suit.${s}`);
 }
 export function suitSymbol(s: Suit): string {
   return SUIT_SYMBOLS[s];
@@ -32,9 +30,9 @@ export function suitSymbol(s: Suit): string {
 export function faceLabel(f: Face): string {
   switch (f.kind) {
     case "french":
-      return `${RANK_NAMES[f.rank]} of ${SUIT_NAMES[f.suit]}`;
+      return t("games.card.of", { rank: t(`games.card.rank.${f.rank}`), suit: suitName(f.suit) });
     case "joker":
-      return `${f.colour} joker`;
+      return f.colour === "red" ? t("games.card.bigJoker") : t("games.card.smallJoker");
     case "drawn":
       return f.label;
   }
@@ -46,7 +44,7 @@ export function faceShort(f: Face): string {
     case "french":
       return `${f.rank}${SUIT_SYMBOLS[f.suit]}`;
     case "joker":
-      return f.colour === "red" ? "big joker" : "small joker";
+      return f.colour === "red" ? t("games.card.bigJoker") : t("games.card.smallJoker");
     case "drawn":
       return f.label;
   }

@@ -1,6 +1,8 @@
 // Dobro: the auction pile and the value in play in the centre, the direction of play, every
 // seat's score pile as a count, the Oubli card where it is.
 import type { JSX } from "preact";
+import { t } from "../i18n";
+import { Legend } from "./legend";
 import type { Back, Face } from "../cards/faces";
 import { H, W } from "../cards/Card";
 import { CardRow, CentreLine, Info } from "../table/bits";
@@ -39,7 +41,8 @@ function DobroFace({ f }: { f: { value: string } }): JSX.Element {
 }
 
 const words = (v: string): string =>
-  v === "J" ? "joker" : v === "S" ? "skip" : v === "R" ? "reverse" : `value ${v}`;
+  v === "J" ? t("games.dobro.joker") : v === "S" ? t("games.dobro.skip") : v === "R" ? t("games.dobro.reverse")
+    : t("games.dobro.value", { v });
 
 const face = (code: string): Face => ({ kind: "drawn", label: words(code), draw: () => <DobroFace f={{ value: code }} /> });
 const ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "J", "S", "R"];
@@ -61,18 +64,18 @@ export function dobroCards(m: string): string[] | null {
 }
 
 function label(m: string, names: string[]): string {
-  if (m === "pass") return "Pass (take the auction)";
-  if (m === "draw") return "Draw";
-  if (m === "end") return "End my turn";
-  if (m.startsWith("call ")) return `Call ${names[Number(m.slice(5))] ?? m.slice(5)}'s forgetting`;
-  if (m === "skip") return "Skip";
-  if (m === "reverse") return "Reverse";
-  if (m.startsWith("JJ:")) return `Two jokers as ${m.slice(3)}s (${2 * Number(m.slice(3))})`;
-  if (m.startsWith("J:")) return `Joker as ${m.slice(2)}`;
-  if (m.startsWith("J+")) return `Joker with a ${m.slice(2)}: pair of ${m.slice(2)}s (${2 * Number(m.slice(2))})`;
+  if (m === "pass") return t("games.dobro.move.pass");
+  if (m === "draw") return t("games.dobro.move.draw");
+  if (m === "end") return t("games.dobro.move.end");
+  if (m.startsWith("call ")) return t("games.dobro.move.call", { name: names[Number(m.slice(5))] ?? m.slice(5) });
+  if (m === "skip") return t("games.dobro.move.skip");
+  if (m === "reverse") return t("games.dobro.move.reverse");
+  if (m.startsWith("JJ:")) return t("games.dobro.move.twoJokers", { v: Number(m.slice(3)), sum: 2 * Number(m.slice(3)) });
+  if (m.startsWith("J:")) return t("games.dobro.move.joker", { v: Number(m.slice(2)) });
+  if (m.startsWith("J+")) return t("games.dobro.move.jokerPair", { v: Number(m.slice(2)), sum: 2 * Number(m.slice(2)) });
   const cards = dobroCards(m);
-  if (cards && cards.length === 2) return `Pair of ${cards[0]}s (${2 * Number(cards[0])})`;
-  return `Play ${m}`;
+  if (cards && cards.length === 2) return t("games.dobro.move.pair", { v: Number(cards[0]), sum: 2 * Number(cards[0]) });
+  return t("games.dobro.move.single", { v: Number(m) });
 }
 
 export const dobro: GameModule<DobroView> = {
@@ -92,55 +95,63 @@ export const dobro: GameModule<DobroView> = {
   outOfTurn: (m) => m.startsWith("call "),
   seat: (g, seat) => {
     const note: SeatNote = { badges: [] };
-    if (g.oubli === seat) note.badges!.push("Oubli card (+1)");
-    if (g.forgetters.includes(seat)) note.badges!.push("Forgot to draw");
-    if (seat === g.roundOpener) note.badges!.push("Opened the round");
+    if (g.oubli === seat) note.badges!.push(t("games.dobro.oubliBadge"));
+    if (g.forgetters.includes(seat)) note.badges!.push(t("games.dobro.forgot"));
+    if (seat === g.roundOpener) note.badges!.push(t("games.dobro.opened"));
     const mine = g.auction.filter((a) => a.seat === seat).pop();
     if (mine) {
       const cards = dobroCards(mine.move);
       if (cards) note.played = cards;
-      else note.text = mine.move;
+      else note.text = label(mine.move, []);
     }
     const pile = (g.collected[seat] ?? "").split(" ").filter(Boolean).length;
-    note.text = `${note.text ? note.text + " · " : ""}${pile} collected`;
+    note.text = `${note.text ? note.text + " · " : ""}${t("games.dobro.collected", { n: pile })}`;
     return note;
   },
   Centre: ({ g, names }) => (
     <div class="centre-dobro">
-      <div class="big-value" aria-label={`value in play ${g.value}`}>
+      <div class="big-value" aria-label={t("games.dobro.valueAria", { v: g.value })}>
         <span class="big-number">{g.value || "—"}</span>
-        <span class="big-caption">value in play · {g.direction > 0 ? "↻ clockwise" : "↺ reversed"}</span>
+        <span class="big-caption">{t("games.dobro.valueCaption")} · {g.direction > 0 ? t("games.dobro.clockwise") : t("games.dobro.reversed")}</span>
       </div>
-      <Info label="Auction">
+      <Info label={t("games.dobro.auction")}>
         {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back={BACK} small cls="auction" />
-          : <span class="muted">empty: {g.turn >= 0 ? names[g.turn] : "nobody"} opens</span>}
+          : <span class="muted">{t("games.dobro.emptyAuction", { name: g.turn >= 0 ? names[g.turn] : "—" })}</span>}
       </Info>
       {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}
-      <CentreLine label="Draw pile">{`${g.drawPile} cards${g.setAside ? ` · ${g.setAside} set aside` : ""}`}
-        {g.manualDraw ? ` · Oubli card: ${g.oubli >= 0 ? names[g.oubli] : "in the centre"}` : ""}</CentreLine>
+      <CentreLine label={t("games.dobro.drawPile")}>{t("games.dobro.pileLine", { n: g.drawPile, aside: g.setAside })}
+        {g.manualDraw ? ` · ${t("games.dobro.oubliWhere", { name: g.oubli >= 0 ? names[g.oubli] : "" , centre: g.oubli >= 0 ? "no" : "yes" })}` : ""}</CentreLine>
+      <Legend words={[{ word: t("games.dobro.dobroWord"), text: t("games.dobro.dobroExplained") },
+        ...(g.manualDraw ? [{ word: t("games.dobro.oubliWord"), text: t("games.dobro.oubliExplained") }] : [])]} />
     </div>
   ),
-  playLabel: () => "Play",
-  hint: (g) => (g.value ? `Play more than ${g.value} (or exactly ${g.value} for a Dobro), a special card, or pass.` : ""),
+  playLabel: () => t("games.play"),
+  hint: (g) => (g.value ? t("games.dobro.hint", { v: g.value }) : ""),
+  playing: () => true,
+  chooseText: () => t("games.dobro.jokerAs"),
+  choiceLabel: (m) => (m.startsWith("JJ:") ? t("games.dobro.choiceTwo", { v: Number(m.slice(3)) })
+    : m.startsWith("J:") ? m.slice(2) : label(m, [])),
   deals: (g) => g.history.length,
   summary: (g, deal, names) => {
     const h = g.history[deal];
     if (!h) return null;
     const ranking = names.map((n, i) => ({ n, c: h.collected[i], p: h.points[i] })).sort((a, b) => a.p - b.p);
     return {
-      title: `Round ${deal + 1} over`,
-      lines: [`${names[h.ender]} played the last card.`,
-        ...ranking.map((r) => `${r.n}: ${r.c} cards collected, ${r.p} penalty point${r.p === 1 ? "" : "s"}`),
-        h.oubli >= 0 ? `${names[h.oubli]} held the Oubli card: +1.` : "Nobody held the Oubli card.",
-        "Fewest cards collected ranks first; rank r scores r points."],
+      title: t("games.dobro.sumTitle", { n: deal + 1 }),
+      lines: [t("games.dobro.sumEnder", { name: names[h.ender] }),
+        ...ranking.map((r) => t("games.dobro.sumLine", { name: r.n, c: r.c, p: r.p })),
+        h.oubli >= 0 ? t("games.dobro.sumOubli", { name: names[h.oubli] }) : t("games.dobro.sumNoOubli"),
+        t("games.dobro.sumRule")],
       scores: h.points,
-      scoreLabel: "penalty points",
+      scoreLabel: t("games.dobro.penalty"),
     };
   },
-  sheet: (g, names) => sumSheet(names, g.history.map((h) => h.points), "Round"),
+  sheet: (g, names) => sumSheet(names, g.history.map((h) => h.points), t("games.round")),
   // Result.totals are the penalty points negated (higher is better for every client)
-  seatScore: (g, seat) => `${Number(g.totals[seat] ?? 0)} pts`,
-  finalLabel: "penalty points (lowest wins)",
+  seatScore: (g, seat) => t("games.dobro.seatScore", { n: Number(g.totals[seat] ?? 0) }),
+  get finalLabel() {
+    return t("games.dobro.finalLabel");
+  },
   finalScore: (_g, total) => String(-total),
-  progress: (g) => `Round ${Math.min(g.round + 1, g.rounds)} of ${g.rounds} · lowest total wins`,
+  progress: (g) => t("games.dobro.progress", { n: Math.min(g.round + 1, g.rounds), of: g.rounds }),
 };

@@ -1,17 +1,18 @@
 // Dos: the centre row in colour, each card a target to pick before the hand cards that match
 // it; the Dos call and the catch as always-on buttons.
 import type { JSX } from "preact";
+import { useRef } from "preact/hooks";
+import { t } from "../i18n";
 import type { Back, Face } from "../cards/faces";
 import { CardSvg, H, W } from "../cards/Card";
-import { CentreLine } from "../table/bits";
+import { CardRow, CentreLine } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import type { DosView } from "../gen/croupier/v1/dos_pb";
 import { sumSheet } from "./sheet";
-import type { GameModule, SeatNote } from "./types";
+import type { CentreProps, GameModule, SeatNote } from "./types";
 
 // Dos cards, which no package draws: a colour (or wild) and a number or #
 interface DosCard { colour: "b" | "g" | "r" | "y" | "w"; value: string }
-const COLOURS: Record<string, string> = { b: "blue", g: "green", r: "red", y: "yellow", w: "wild" };
 const BACK: Back = { fill: "#222", word: "DOS" };
 
 const DOS_FILL: Record<string, string> = { b: "#1f5fbf", g: "#2e8b3a", r: "#c8202c", y: "#e0a800", w: "#222" };
@@ -50,9 +51,13 @@ function card(code: string): DosCard {
 
 function words(code: string): string {
   const f = card(code);
-  if (f.colour === "w") return "wild DOS (a 2 of any colour)";
-  return f.value === "#" ? `${COLOURS[f.colour]} wild #` : `${COLOURS[f.colour]} ${f.value}`;
+  if (f.colour === "w") return t("games.dos.wildDos");
+  const colour = t(`games.dos.colour.${f.colour}`);
+  return f.value === "#" ? t("games.dos.wildHash", { colour }) : t("games.dos.card", { colour, n: f.value });
 }
+
+/** The cards of a match as the view writes them ("b3+y4", or with spaces), one code each. */
+const cardsOf = (text: string): string[] => text.split(/[+ ]/).filter(Boolean);
 
 function face(code: string): Face {
   const f = card(code);
@@ -69,10 +74,70 @@ function plan(m: string): { cards: string[]; target?: string } | null {
 
 function label(m: string): string {
   const p = plan(m);
-  if (p && p.target) return `${p.cards.map(words).join(" + ")} on ${words(p.target)}`;
-  if (p) return `Add ${words(p.cards[0])} to the row`;
-  return { draw: "Draw a card", end: "End my turn", "end dos": "End my turn, calling “Dos!”", dos: "Call “Dos!”",
-    catch: "Catch! (no “Dos” called)" }[m] ?? m;
+  if (p && p.target) return t("games.dos.matchOn", { cards: p.cards.map(words).join(" + "), target: words(p.target) });
+  if (p) return t("games.dos.add", { card: words(p.cards[0]) });
+  const key: Record<string, string> = { draw: "draw", end: "end", "end dos": "endDos", dos: "callDos", catch: "catch" };
+  return key[m] ? t(`games.dos.move.${key[m]}`) : m;
+}
+
+interface Turn { key: string; seat: number; matches: { cards: string[]; target: string }[]; adds: string[]; drew: boolean }
+
+/** The centre: the row to match on, and the turn just played, kept in view after the row has
+ * been cleared and refilled, so that every opponent's match is seen, in cards and in words. */
+function DosCentre({ g, names, target, onTarget }: CentreProps<DosView>): JSX.Element {
+  const seen = useRef<Turn | null>(null);
+  const key = `${g.round}:${g.turns}`;
+  const adds = g.adds.split(" ").filter(Boolean);
+  if (g.matches.length || adds.length || g.drew) {
+    seen.current = { key, seat: g.current, matches: g.matches.map((m) => ({ cards: cardsOf(m.cards), target: m.target })), adds, drew: g.drew };
+  }
+  const last = seen.current && seen.current.key !== key ? seen.current : null;
+  const row = g.row.split(" ").filter(Boolean);
+  const matched = new Set(g.matches.map((m) => m.rowIndex));
+  return (
+    <div class="centre-dos">
+      {last && <LastTurn turn={last} names={names} />}
+      <div class="info-label">{t("games.dos.rowLabel")}</div>
+      <div class="target-row" role="group" aria-label={t("games.dos.rowAria")}>
+        {row.map((c, i) => (
+          <button type="button" key={`${c}-${i}`} class={`card target ${target === c ? "selected" : ""} ${matched.has(i) ? "matched" : ""}`}
+            data-target={c} aria-pressed={target === c} aria-label={t("games.dos.centreCard", { card: words(c) })}
+            onClick={() => onTarget(target === c ? undefined : c)}>
+            <CardSvg face={face(c)} back={BACK} />
+          </button>
+        ))}
+      </div>
+      {g.matches.length > 0 && (
+        <CentreLine label={t("games.dos.matchedThisTurn", { name: names[g.current] ?? "" })}>
+          {g.matches.map((m) => t("games.dos.matchOn", { cards: cardsOf(m.cards).map(words).join(" + "), target: words(m.target) })).join(" · ")}
+        </CentreLine>
+      )}
+      {g.bonusOwed > 0 && <CentreLine label={t("games.dos.bonus")}>{t("games.dos.bonusOwed", { n: g.bonusOwed })}</CentreLine>}
+      <CentreLine label={t("games.dos.drawPile")}>{t("games.dos.pileLine", { n: g.drawPile, d: g.discards.split(" ").filter(Boolean).length })}</CentreLine>
+    </div>
+  );
+}
+
+function LastTurn({ turn, names }: { turn: Turn; names: string[] }): JSX.Element {
+  const said = [...turn.matches.map((m) => t("games.dos.matchOn", { cards: m.cards.map(words).join(" + "), target: words(m.target) })),
+    ...turn.adds.map((c) => t("games.dos.added", { card: words(c) }))];
+  if (turn.drew && !turn.matches.length) said.unshift(t("games.dos.drewOnly"));
+  return (
+    <div class="last-turn" id="last-turn" role="status" aria-label={`${names[turn.seat]}: ${said.join("; ")}`}>
+      <b>{t("games.dos.lastTurn", { name: names[turn.seat] ?? "" })}</b>
+      {turn.matches.map((m, i) => (
+        <span class="match" key={i}>
+          <CardRow cards={m.cards} face={face} back={BACK} small />
+          <span class="on">{t("games.dos.on")}</span>
+          <CardRow cards={[m.target]} face={face} back={BACK} small />
+        </span>
+      ))}
+      {turn.adds.length > 0 && <span class="match"><span class="on">{t("games.dos.addedShort")}</span>
+        <CardRow cards={turn.adds} face={face} back={BACK} small /></span>}
+      <span class="sr-only">{said.join("; ")}</span>
+      {turn.drew && !turn.matches.length && <span class="on">{t("games.dos.drewOnly")}</span>}
+    </div>
+  );
 }
 
 export const dos: GameModule<DosView> = {
@@ -88,54 +153,45 @@ export const dos: GameModule<DosView> = {
   outOfTurn: (m) => m === "dos" || m === "catch",
   seat: (g, seat) => {
     const note: SeatNote = { badges: [] };
-    if (seat === g.dealer) note.badges!.push("Dealer");
-    if (seat === g.dosWindow) note.badges!.push("Two cards, no “Dos”!");
-    if (seat === g.current && g.drew) note.text = "drew a card";
+    if (seat === g.dealer) note.badges!.push(t("games.dealer"));
+    if (seat === g.dosWindow) note.badges!.push(t("games.dos.noDosBadge"));
+    if (seat === g.current && g.drew) note.text = t("games.dos.drewACard");
     return note;
   },
-  Centre: ({ g, target, onTarget }) => {
-    const row = g.row.split(" ").filter(Boolean);
-    const matched = new Set(g.matches.map((m) => m.rowIndex));
-    return (
-      <div class="centre-dos">
-        <div class="info-label">Centre row: pick the card to match, then your card(s)</div>
-        <div class="target-row" role="group" aria-label="centre row: pick the card to match">
-          {row.map((c, i) => (
-            <button type="button" key={`${c}-${i}`} class={`card target ${target === c ? "selected" : ""} ${matched.has(i) ? "matched" : ""}`}
-              data-target={c} aria-pressed={target === c} aria-label={`centre card ${words(c)}`}
-              onClick={() => onTarget(target === c ? undefined : c)}>
-              <CardSvg face={face(c)} back={BACK} />
-            </button>
-          ))}
-        </div>
-        {g.matches.length > 0 && (
-          <CentreLine label="Matched this turn">{g.matches.map((m) => `${m.cards.split("+").map(words).join(" + ")} on ${words(m.target)}`).join(" · ")}</CentreLine>
-        )}
-        {g.bonusOwed > 0 && <CentreLine label="Colour bonus">{`add ${g.bonusOwed} card${g.bonusOwed > 1 ? "s" : ""} to the row`}</CentreLine>}
-        <CentreLine label="Draw pile">{`${g.drawPile} cards · ${g.discards.split(" ").filter(Boolean).length} discarded`}</CentreLine>
-      </div>
-    );
+  Centre: (props) => <DosCentre {...props} />,
+  playLabel: () => t("games.play"),
+  hint: () => t("games.dos.hint"),
+  playing: () => true,
+  lastPlay: (g) => {
+    const adds = g.adds.split(" ").filter(Boolean);
+    const m = g.matches[g.matches.length - 1];
+    if (adds.length) return { seat: g.current, cards: [adds[adds.length - 1]] };
+    return m ? { seat: g.current, cards: cardsOf(m.cards), target: m.target } : undefined;
   },
-  playLabel: () => "Play",
-  hint: () => "Match a centre card: the same number with one card, or two cards adding up to it.",
   deals: (g) => g.history.length,
   summary: (g, deal, names) => {
     const h = g.history[deal];
     if (!h) return null;
     const scores = names.map((_, i) => (i === h.winner ? Number(h.points) : 0));
+    const w = names[h.winner];
     return {
-      title: `${names[h.winner]} wins round ${deal + 1}`,
-      lines: [h.blocked ? `The round hit the turn limit: ${names[h.winner]} had the lowest hand.` : `${names[h.winner]} went out.`,
-        ...names.map((n, i) => (i === h.winner ? "" : `${n}'s hand: ${h.handPoints[i] ?? 0} points`)).filter(Boolean),
-        `${names[h.winner]} scores ${h.points} (1–10 face value, wild DOS 20, wild # 40).`],
+      title: t("games.dos.sumTitle", { name: w, n: deal + 1 }),
+      lines: [h.blocked ? t("games.dos.sumBlocked", { name: w }) : t("games.dos.sumOut", { name: w }),
+        ...names.map((n, i) => (i === h.winner ? "" : t("games.dos.sumHand", { name: n, n: Number(h.handPoints[i] ?? 0) }))).filter(Boolean),
+        t("games.dos.sumScores", { name: w, n: Number(h.points) }),
+        t("games.dos.sumValues")],
       scores,
-      scoreLabel: "points",
+      scoreLabel: t("games.points"),
     };
   },
-  sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), "Round"),
-  finalLabel: "points (first to the target wins)",
-  progress: (g) => `Round ${g.round + 1} · first to ${g.target} point${g.target === 1 ? "" : "s"}`,
-  pickFirst: "a centre card",
+  sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), t("games.round")),
+  get finalLabel() {
+    return t("games.dos.finalLabel");
+  },
+  progress: (g) => t("games.dos.progress", { n: g.round + 1, target: g.target }),
+  get pickFirst() {
+    return t("games.dos.pickFirst");
+  },
   autoEnd: (legal) => {
     const turn = legal.filter((m) => m !== "dos" && m !== "catch");
     if (!turn.length || !turn.every((m) => m === "end" || m === "end dos")) return undefined;

@@ -1,68 +1,112 @@
-// Dou Dizhu: ranks only (suits never matter, the engine keeps none), so the faces get suits
-// in a fixed order per copy of a rank, for the eye alone.
+// Dou Dizhu: ranks only in the engine; the faces get suits by the rule of douDizhuSuits.ts, so
+// that no card shows twice. Combinations are named as the rulebook names them before they are
+// played; a Hint cycles through the legal plays; the kitty's cards are marked in the
+// landlord's hand.
 import type { Face, FrenchRank, Suit } from "../cards/faces";
 import { CardRow, CentreLine, Info } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DouDizhuPhase, type DouDizhuView } from "../gen/croupier/v1/dou_dizhu_pb";
+import { t } from "../i18n";
+import { contains } from "../table/select";
+import { displaySuits, highFirst, shownCode } from "./douDizhuSuits";
 import { sumSheet } from "./sheet";
-import type { GameModule, HandCard, SeatNote } from "./types";
+import type { GameModule, SeatNote } from "./types";
 
 const ORDER = "3456789TJQKA2BR";
-const COSMETIC_SUITS: Suit[] = ["s", "h", "c", "d"];
 
-function rankFace(rank: string, copy: number): Face {
+function rankFace(rank: string, suit: string): Face {
   if (rank === "B") return { kind: "joker", colour: "black" };
   if (rank === "R") return { kind: "joker", colour: "red" };
   const r = (rank === "T" ? "10" : rank) as FrenchRank;
-  return { kind: "french", rank: r, suit: COSMETIC_SUITS[copy % 4] };
+  return { kind: "french", rank: r, suit: ((suit || "s") as Suit) };
 }
 
-/** Codes with the copy of their rank ("8:1"), so that a row of shown cards gets its suits. */
-function shown(ranks: string[]): string[] {
-  return faces(ranks).map((c) => `${c.code}:${c.face.kind === "french" ? COSMETIC_SUITS.indexOf(c.face.suit) : 0}`);
+const one = (r: string) => t(`games.dd.rank.${r}`);
+const many = (r: string) => t(`games.dd.ranks.${r}`);
+
+/** The shape of a rank multiset as a move in the notation ("888+3"), or null: no combination. */
+export function shapeOf(ranks: string[]): string | null {
+  const rs = [...ranks].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
+  const n = rs.length;
+  if (!n) return null;
+  const counts = new Map<string, number>();
+  for (const r of rs) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const keys = [...counts.keys()];
+  const run = (ks: string[]) => ks.every((k, i) => i === 0 || ORDER.indexOf(k) === ORDER.indexOf(ks[i - 1]) + 1)
+    && ks.every((k) => ORDER.indexOf(k) <= ORDER.indexOf("A"));
+  if (n === 2 && counts.get("B") === 1 && counts.get("R") === 1) return "BR";
+  if (keys.length === 1 && n <= 4 && !(n > 1 && (keys[0] === "B" || keys[0] === "R"))) return rs.join("");
+  const vals = [...counts.values()];
+  if (vals.every((c) => c === 1) && n >= 5 && run(keys)) return rs.join("");
+  if (vals.every((c) => c === 2) && keys.length >= 3 && run(keys)) return rs.join("");
+  // triples (with or without wings)
+  const triples = keys.filter((k) => (counts.get(k) ?? 0) >= 3 && ORDER.indexOf(k) <= ORDER.indexOf("2"));
+  for (let len = triples.length; len >= 1; len--) {
+    for (let s = 0; s + len <= triples.length; s++) {
+      const main = triples.slice(s, s + len);
+      if (len > 1 && !run(main)) continue;
+      const rest = removeOnce(rs, main.flatMap((k) => [k, k, k]));
+      const mainText = main.map((k) => k.repeat(3)).join("");
+      if (!rest.length) return mainText;
+      const restCounts = new Map<string, number>();
+      for (const r of rest) restCounts.set(r, (restCounts.get(r) ?? 0) + 1);
+      if (rest.length === len && !(restCounts.has("B") && restCounts.has("R"))) return `${mainText}+${rest.join("")}`;
+      if (rest.length === 2 * len && [...restCounts.values()].every((c) => c === 2) && restCounts.size === len
+        && !restCounts.has("B") && !restCounts.has("R")) return `${mainText}+${rest.join("")}`;
+    }
+  }
+  const four = keys.find((k) => counts.get(k) === 4);
+  if (four) {
+    const rest = rs.filter((r) => r !== four);
+    if (rest.length === 2 && !(rest.includes("B") && rest.includes("R"))) return `${four.repeat(4)}+${rest.join("")}`;
+    if (rest.length === 4 && rest[0] === rest[1] && rest[2] === rest[3] && rest[0] !== rest[2]) return `${four.repeat(4)}+${rest.join("")}`;
+  }
+  return null;
 }
 
-/** The cards of a combination, highest first, as faces. */
-function faces(ranks: string[]): HandCard[] {
-  const seen: Record<string, number> = {};
-  return [...ranks]
-    .sort((a, b) => ORDER.indexOf(b) - ORDER.indexOf(a))
-    .map((r) => ({ code: r, face: rankFace(r, (seen[r] = (seen[r] ?? -1) + 1)) }));
+function removeOnce(list: string[], items: string[]): string[] {
+  const left = [...list];
+  for (const x of items) {
+    const i = left.indexOf(x);
+    if (i >= 0) left.splice(i, 1);
+  }
+  return left;
 }
 
-function ranksOf(move: string): string[] | null {
-  if (move === "pass" || move.startsWith("bid")) return null;
-  return [...move.replace("+", "")];
-}
-
-const RANK_WORD: Record<string, string> = { T: "10", B: "small joker", R: "big joker" };
-const word = (r: string) => RANK_WORD[r] ?? r;
-
-/** A combination in the words of the rulebook: "Airplane with single wings (333444555 + 6 7 8)". */
-export function describe(move: string): string {
+/** The kind of a combination, in words: "Airplane with single wings", "Bomb of four 5s". */
+export function kindOf(move: string): string {
   const [main, kick = ""] = move.split("+");
   const counts = new Map<string, number>();
   for (const r of main) counts.set(r, (counts.get(r) ?? 0) + 1);
   const n = counts.size;
   const c = Math.max(...counts.values());
   const ranks = [...counts.keys()];
-  const span = `${word(ranks[0])}–${word(ranks[n - 1])}`;
-  const shown = kick ? `${[...main].map(word).join(" ")} + ${[...kick].map(word).join(" ")}` : [...main].map(word).join(" ");
-  let kind: string;
-  if (main === "BR") kind = "Rocket";
-  else if (c === 1) kind = n === 1 ? `Single ${word(main)}` : `Straight ${span}`;
-  else if (c === 2) kind = n === 1 ? `Pair of ${word(ranks[0])}s` : `Pairs ${span}`;
-  else if (c === 3) {
-    const base = n === 1 ? `Three ${word(ranks[0])}s` : `Airplane ${span}`;
-    if (!kick) kind = base;
-    else if (kick.length === n) kind = n === 1 ? `${base} with a single` : `${base} with single wings`;
-    else kind = n === 1 ? `${base} with a pair` : `${base} with pair wings`;
-  } else {
-    if (!kick) kind = `Bomb of ${word(ranks[0])}s`;
-    else kind = kick.length === 2 ? `Four ${word(ranks[0])}s with two singles` : `Four ${word(ranks[0])}s with two pairs`;
+  const from = one(ranks[0]);
+  const to = one(ranks[n - 1]);
+  if (main === "BR") return t("games.dd.kind.rocket");
+  if (c === 1) return n === 1 ? t("games.dd.kind.single", { rank: one(main) }) : t("games.dd.kind.straight", { n, from, to });
+  if (c === 2) return n === 1 ? t("games.dd.kind.pair", { ranks: many(ranks[0]) }) : t("games.dd.kind.pairs", { n, from, to });
+  if (c === 3) {
+    if (n === 1) {
+      if (!kick) return t("games.dd.kind.trio", { ranks: many(ranks[0]) });
+      return t(kick.length === 1 ? "games.dd.kind.trioSingle" : "games.dd.kind.trioPair", { ranks: many(ranks[0]) });
+    }
+    if (!kick) return t("games.dd.kind.airplane", { from, to });
+    return t(kick.length === n ? "games.dd.kind.airplaneSingles" : "games.dd.kind.airplanePairs", { from, to });
   }
-  return `${kind} (${shown})`;
+  if (!kick) return t("games.dd.kind.bomb", { ranks: many(ranks[0]) });
+  return t(kick.length === 2 ? "games.dd.kind.fourSingles" : "games.dd.kind.fourPairs", { ranks: many(ranks[0]) });
 }
+
+/** A combination with its cards: "Airplane with single wings (3 3 3 4 4 4 + 6 8)". */
+export function describe(move: string): string {
+  const [main, kick = ""] = move.split("+");
+  if (!kick && (new Set(main).size === 1 || main === "BR")) return kindOf(move); // the kind says it all
+  const cards = [...main].map(one).join(" ") + (kick ? ` + ${[...kick].map(one).join(" ")}` : "");
+  return t("games.dd.withCards", { kind: kindOf(move), cards });
+}
+
+const isBomb = (m: string) => m === "BR" || /^(.)\1\1\1$/.test(m);
 
 /** Index in `plays` where the current round of play began (after two passes in a row). */
 function roundStart(g: DouDizhuView): number {
@@ -73,36 +117,62 @@ function roundStart(g: DouDizhuView): number {
   return start;
 }
 
+function explain(picked: string[], legal: string[], g: DouDizhuView): string | undefined {
+  const shape = shapeOf(picked);
+  const plays = legal.filter((m) => m !== "pass" && !m.startsWith("bid"));
+  if (shape && g.toBeat) return t("games.dd.doesNotBeat", { mine: kindOf(shape), theirs: kindOf(g.toBeat) });
+  const longer = plays.filter((m) => contains([...m.replace("+", "")], picked))
+    .sort((a, b) => a.length - b.length);
+  if (longer.length) {
+    const m = longer[0];
+    const more = m.replace("+", "").length - picked.length;
+    const extra = removeOnce([...m.replace("+", "")], picked);
+    if (extra.every((r) => picked.includes(r)) && new Set(extra).size === 1) {
+      return t("games.dd.pickMoreSame", { n: more, kind: kindOf(m) });
+    }
+    return t("games.dd.pickMore", { n: more, kind: kindOf(m) });
+  }
+  return t("games.dd.noCombination");
+}
+
+/** The Hint's order: the lowest plays first, bombs and the rocket last. */
+function hints(legal: string[]): string[] {
+  const plays = legal.filter((m) => m !== "pass" && !m.startsWith("bid"));
+  const low = (m: string) => ORDER.indexOf(m[0]);
+  return plays.sort((a, b) => Number(isBomb(a)) - Number(isBomb(b)) || low(a) - low(b) || a.length - b.length);
+}
+
+const face = (code: string): Face => rankFace(code[0], code.slice(1));
+
 export const douDizhu: GameModule<DouDizhuView> = {
   name: "dou_dizhu",
   back: "french",
   clockwise: false,
   unwrap: (v: GameView | undefined) => (v?.game.case === "douDizhu" ? v.game.value : undefined),
-  hand: (g) => faces([...g.hand]),
-  face: (code) => rankFace(code[0], Number(code.split(":")[1] ?? 0)),
+  hand: (g) => displaySuits(g).hand.map((c) => ({ code: c.rank, face: rankFace(c.rank, c.suit), mark: c.kitty ? "kitty" : undefined })),
+  face,
   handSizes: (g) => g.handSizes,
-  plan: (move) => {
-    const r = ranksOf(move);
-    return r ? { cards: r } : null;
-  },
+  plan: (move) => (move === "pass" || move.startsWith("bid") ? null : { cards: highFirst([...move.replace("+", "")]) }),
   label: (move, g) => {
-    if (move === "pass") return g.phase === DouDizhuPhase.BIDDING ? "No bid" : "Pass";
-    if (move.startsWith("bid")) return `Bid ${move.slice(4)}`;
+    if (move === "pass") return g.phase === DouDizhuPhase.BIDDING ? t("games.dd.noBid") : t("games.dd.pass");
+    if (move.startsWith("bid")) return t("games.dd.bid", { n: Number(move.slice(4)) });
     return describe(move);
   },
   outOfTurn: () => false,
   seat: (g, seat) => {
     const note: SeatNote = { badges: [] };
-    if (g.landlord >= 0) note.badges!.push(seat === g.landlord ? "Landlord" : "Farmer");
+    if (g.landlord >= 0) note.badges!.push(seat === g.landlord ? t("games.dd.landlord") : t("games.dd.farmer"));
     if (g.phase === DouDizhuPhase.BIDDING) {
       const mine = g.bidding.filter((b) => b.seat === seat).pop();
-      if (mine) note.text = mine.move === "pass" ? "No bid" : `Bid ${mine.move.slice(4)}`;
-      if (seat === g.faceUpHolder) note.badges!.push("Face-up card");
+      if (mine) note.text = mine.move === "pass" ? t("games.dd.noBid") : t("games.dd.bid", { n: Number(mine.move.slice(4)) });
+      if (seat === g.faceUpHolder) note.badges!.push(t("games.dd.faceUpBadge"));
     } else if (g.phase === DouDizhuPhase.PLAYING) {
-      const last = g.plays.slice(roundStart(g)).filter((p) => p.seat === seat).pop();
-      if (last) {
-        if (last.move === "pass") note.text = "Pass";
-        else note.played = shown(ranksOf(last.move) ?? []);
+      const start = roundStart(g);
+      let last = -1;
+      for (let i = g.plays.length - 1; i >= start; i--) if (g.plays[i].seat === seat) { last = i; break; }
+      if (last >= 0) {
+        if (g.plays[last].move === "pass") note.text = t("games.dd.pass");
+        else note.played = displaySuits(g).plays[last].map(shownCode);
       }
     }
     return note;
@@ -110,56 +180,62 @@ export const douDizhu: GameModule<DouDizhuView> = {
   Centre: ({ g, names }) => (
     <div class="centre-dou-dizhu">
       {g.phase === DouDizhuPhase.BIDDING ? (
-        <CentreLine label="Bidding">
-          {g.bid > 0 ? `highest bid ${g.bid} by ${names[g.bidding.filter((b) => b.move !== "pass").pop()?.seat ?? 0]}` : "nobody has bid yet"}
-          {g.redeals > 0 ? ` · redeal ${g.redeals} of ${g.maxRedeals}` : ""}
+        <CentreLine label={t("games.dd.bidding")}>
+          {g.bid > 0 ? t("games.dd.highestBid", { n: g.bid, name: names[g.bidding.filter((b) => b.move !== "pass").pop()?.seat ?? 0] })
+            : t("games.dd.nobodyBid")}
+          {g.redeals > 0 ? ` · ${t("games.dd.redeal", { n: g.redeals, max: g.maxRedeals })}` : ""}
         </CentreLine>
       ) : g.landlord >= 0 ? (
-        <CentreLine label="Landlord">{`${names[g.landlord]} · bid ${g.bid}`}
-          {` · bombs ${g.bombs} · stake ×${g.bid * 2 ** g.bombs}`}</CentreLine>
+        <CentreLine label={t("games.dd.landlord")}>
+          {t("games.dd.stakeLine", { name: names[g.landlord], bid: g.bid, bombs: g.bombs, stake: g.bid * 2 ** g.bombs })}
+        </CentreLine>
       ) : null}
       {g.faceUpCard && g.phase === DouDizhuPhase.BIDDING && (
-        <Info label={`Face-up card (${names[g.faceUpHolder]})`}>
-          <CardRow cards={[g.faceUpCard]} face={faceUp} back="french" small />
+        <Info label={t("games.dd.faceUp", { name: names[g.faceUpHolder] })}>
+          <CardRow cards={[g.faceUpCard.length > 1 ? g.faceUpCard : g.faceUpCard]} face={face} back="french" small cls="face-up" />
         </Info>
       )}
-      <Info label="Kitty">
-        {g.kitty ? <CardRow cards={shown([...g.kitty])} face={douDizhu.face} back="french" small />
-          : <CardRow cards={["?", "?", "?"]} face={() => null} back="french" small />}
+      <Info label={t("games.dd.kitty")}>
+        {g.kitty ? <CardRow cards={displaySuits(g).kitty.map(shownCode)} face={face} back="french" small cls="kitty" />
+          : <CardRow cards={["?", "?", "?"]} face={() => null} back="french" small cls="kitty" />}
       </Info>
       {g.toBeat && (
-        <CentreLine label="To beat">{`${describe(g.toBeat)} by ${names[g.toBeatSeat]}`}</CentreLine>
+        <CentreLine label={t("games.dd.toBeat")}>{t("games.dd.toBeatBy", { what: describe(g.toBeat), name: names[g.toBeatSeat] })}</CentreLine>
       )}
-      {g.phase === DouDizhuPhase.PLAYING && !g.toBeat && <CentreLine label="Lead">any combination</CentreLine>}
+      {g.phase === DouDizhuPhase.PLAYING && !g.toBeat && <CentreLine label={t("games.dd.lead")}>{t("games.dd.anyCombination")}</CentreLine>}
     </div>
   ),
-  playLabel: () => "Play",
-  hint: (g) => (g.toBeat ? `Beat ${describe(g.toBeat)} with a higher one of the same kind, or a bomb; or pass.` : ""),
+  playLabel: () => t("games.play"),
+  hint: (g) => (g.toBeat ? t("games.dd.hintBeat", { what: kindOf(g.toBeat) }) : ""),
+  explain,
+  hints: (legal) => hints(legal),
+  playing: (g) => g.phase === DouDizhuPhase.PLAYING,
+  lastPlay: (g) => {
+    const i = g.plays.length - 1;
+    if (i < 0 || g.plays[i].move === "pass") return undefined;
+    return { seat: g.plays[i].seat, cards: displaySuits(g).plays[i].map(shownCode) };
+  },
   deals: (g) => g.history.length,
   summary: (g, deal, names) => {
     const h = g.history[deal];
     if (!h) return null;
     const landlordWon = Number(h.scores[h.landlord]) > 0;
     const value = Math.abs(Number(h.scores[(h.landlord + 1) % 3]));
-    const parts = [`bid ${h.bid}`];
-    if (h.bombs) parts.push(`×${2 ** h.bombs} for ${h.bombs} bomb${h.bombs > 1 ? "s" : ""}/rocket`);
-    if (h.spring) parts.push("×2 for the spring");
+    const lines = [t("games.dd.sumLandlord", { name: names[h.landlord], bid: h.bid }),
+      t("games.dd.sumBombs", { n: h.bombs, factor: 2 ** h.bombs }),
+      h.spring ? t("games.dd.sumSpring") : t("games.dd.sumNoSpring"),
+      t("games.dd.sumValue", { bid: h.bid, bombs: 2 ** h.bombs, spring: h.spring ? 2 : 1, value }),
+      landlordWon ? t("games.dd.sumLandlordWins", { value }) : t("games.dd.sumFarmersWin", { value })];
     return {
-      title: landlordWon ? `${names[h.landlord]} (landlord) wins` : "The farmers win",
-      lines: [`Landlord: ${names[h.landlord]}`, `Value: ${parts.join(" ")} = ${value}`,
-        landlordWon ? `The landlord receives ${value} from each farmer.` : `The landlord pays ${value} to each farmer.`],
+      title: landlordWon ? t("games.dd.titleLandlord", { name: names[h.landlord] }) : t("games.dd.titleFarmers"),
+      lines,
       scores: h.scores.map(Number),
-      scoreLabel: "points",
+      scoreLabel: t("games.points"),
     };
   },
-  sheet: (g, names) => sumSheet(names, g.history.map((h) => h.scores.map(Number)), "Deal"),
-  finalLabel: "points (bid × bombs × spring, per deal)",
-  progress: (g) => `Deal ${Math.min(g.dealNumber + 1, g.deals)} of ${g.deals}`,
+  sheet: (g, names) => sumSheet(names, g.history.map((h) => h.scores.map(Number)), t("games.deal")),
+  get finalLabel() {
+    return t("games.dd.finalLabel");
+  },
+  progress: (g) => t("games.dealOf", { n: Math.min(g.dealNumber + 1, g.deals), of: g.deals }),
 };
-
-function faceUp(code: string): Face {
-  if (code === "B" || code === "R") return rankFace(code, 0);
-  const r = code.slice(0, -1);
-  return { kind: "french", rank: (r === "T" ? "10" : r) as FrenchRank, suit: code.slice(-1) as Suit };
-}
-

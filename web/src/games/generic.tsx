@@ -7,6 +7,7 @@ import type { Back, Face } from "../cards/faces";
 import { H, W } from "../cards/Card";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { CentreLine } from "../table/bits";
+import { t } from "../i18n";
 import type { GameModule } from "./types";
 
 type Fields = Record<string, unknown>;
@@ -33,7 +34,7 @@ function face(code: string): Face {
 function text(value: unknown): string | undefined {
   if (typeof value === "string") return value || undefined;
   if (typeof value === "number" || typeof value === "bigint") return String(value);
-  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "boolean") return value ? t("games.yes") : t("games.no");
   if (Array.isArray(value) && value.every((x) => ["string", "number", "bigint", "boolean"].includes(typeof x))) {
     return value.length ? value.map(String).join(", ") : undefined;
   }
@@ -61,7 +62,7 @@ export const generic: GameModule<Fields> = {
   plan: () => null,
   label: (m) => m,
   outOfTurn: () => false,
-  seat: (g, seat) => (g.dealer === seat ? { badges: ["Dealer"] } : {}),
+  seat: (g, seat) => (g.dealer === seat ? { badges: [t("games.dealer")] } : {}),
   Centre: ({ g }) => (
     <div class="centre-generic">
       {Object.keys(g).filter((k) => !k.startsWith("$") && !SHOWN_ELSEWHERE.has(k)).map((k) => {
@@ -70,7 +71,7 @@ export const generic: GameModule<Fields> = {
       })}
     </div>
   ),
-  playLabel: () => "Play",
+  playLabel: () => t("games.play"),
   hint: () => "",
   deals: () => 0,
   summary: () => null,

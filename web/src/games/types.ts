@@ -5,7 +5,12 @@ import type { Back, Face } from "../cards/faces";
 import type { GameView, TableView } from "../gen/croupier/v1/croupier_pb";
 
 /** A card in a hand: its code in the game's notation, and how it looks. */
-export interface HandCard { code: string; face: Face }
+export interface HandCard {
+  code: string;
+  face: Face;
+  /** a tag on the card, a key of games.mark.* ("kitty": the landlord's cards from the kitty) */
+  mark?: string;
+}
 
 /** What a move takes from the table: cards from the hand and, in some games, a centre card. */
 export interface Plan { cards: string[]; target?: string }
@@ -62,6 +67,21 @@ export interface GameModule<G = unknown> {
   playLabel(g: G): string;
   /** why a selection is no move, where the game can say more than "not legal" */
   hint(g: G): string;
+  /** why the picked cards are no move, in the game's words ("this does not beat the pair of
+   * 9s", "pick 2 more cards of the same rank"); undefined: the table's generic reasons */
+  explain?(picked: string[], legal: string[], g: G): string | undefined;
+  /** whether cards are being played now (not bids or calls): a turn without a card move then
+   * dims the whole hand */
+  playing?(g: G): boolean;
+  /** the cards the last move put on the table, for the table to animate: the seat, the codes
+   * (as `face` reads them) and, in games with a centre row, the centre card they went on */
+  lastPlay?(g: G): { seat: number; cards: string[]; target?: string } | undefined;
+  /** the legal plays a Hint button cycles through, in the order it offers them; absent: no Hint */
+  hints?(legal: string[], g: G): string[];
+  /** what the pick line says when the picked cards make several moves ("Joker as:") */
+  chooseText?(moves: string[], g: G): string;
+  /** a short label for one of several moves that take the same cards (a joker's value) */
+  choiceLabel?(move: string, g: G): string;
   /** finished deals so far, and the summary of one of them */
   deals(g: G): number;
   summary(g: G, deal: number, names: string[]): DealSummary | null;

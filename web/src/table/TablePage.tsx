@@ -689,7 +689,9 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
               ? <button type="button" class="small-button" id="take-seat" onClick={() => void sit(undefined, false)}>{t("table.takeSeat")}</button> : null}</div>
           )}
           {mine && game && (
-            <Hand cards={hand} back={game.back} selected={selected} onToggle={toggle} onPlay={play} enabled />
+            <Hand cards={hand} back={game.back} selected={selected} onToggle={toggle} onPlay={play} enabled
+              play={isLive && !finished && g !== undefined ? { game, g, legal, names, target, busy,
+                select: (s) => { setNotice(""); setSelected(s); }, send: (m) => void send(m) } : undefined} />
           )}
           {mine && isLive && !finished && (
             <div id="actions" class="actions">
