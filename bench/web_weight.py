@@ -10,8 +10,9 @@ latency added to each request). Cold: a new browser context (empty cache); warm:
 opened again in that context.
 
 Measured, from the navigation's start:
-- bytes: every response's encoded size (headers and body, as on the wire), requests: their count
-  (the table's stream included; its bytes until the end of the measure);
+- bytes: every response's encoded size (headers and body, as on the wire), requests: their count,
+  both less what the browser's cache answered (the table's stream included: its bytes until the
+  end of the measure; a 304 counts as a request);
 - interactive: the first hand card in the page (the code has run, the view arrived: a card can
   be clicked);
 - first face: the first hand card whose face file has arrived (Resource Timing's responseEnd of
@@ -122,7 +123,11 @@ def measure(context: Any, url: str, table_id: str, token: str, profile: dict[str
     cdp.send("Network.enable")
     cdp.send("Network.emulateNetworkConditions", profile)
     sizes: dict[str, float] = {}
+    cached: set[str] = set()
     cdp.on("Network.requestWillBeSent", lambda e: sizes.setdefault(e["requestId"], 0))
+    cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
+    cdp.on("Network.responseReceived", lambda e: cached.add(e["requestId"])
+           if e["response"].get("fromDiskCache") else None)
     cdp.on("Network.dataReceived", lambda e: sizes.__setitem__(
         e["requestId"], sizes.get(e["requestId"], 0) + e["encodedDataLength"]))
     cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(
@@ -138,7 +143,8 @@ def measure(context: Any, url: str, table_id: str, token: str, profile: dict[str
     if shot:
         page.screenshot(path=str(shot))
     page.wait_for_timeout(200)
-    out = {"bytes": sum(sizes.values()), "requests": len(sizes), "interactive": timings[0],
+    sent = [k for k in sizes if k not in cached]
+    out = {"bytes": sum(sizes[k] for k in sent), "requests": len(sent), "interactive": timings[0],
            "first face": timings[1], "all faces": timings[2]}
     page.close()
     return out
@@ -147,6 +153,7 @@ def measure(context: Any, url: str, table_id: str, token: str, profile: dict[str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="an older checkout with web/dist built")
+    parser.add_argument("--before-name", default="before", help="its name in the table")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--down-kbps", type=float, default=1600)
     parser.add_argument("--up-kbps", type=float, default=750)
@@ -154,12 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shots", type=Path, default=REPO / "test-output" / "bench",
                         help="a screenshot of each tree's table, cold, to look at")
     args = parser.parse_args(argv)
+    if not Path(CHROMIUM).exists() or not (REPO / "web" / "dist" / "index.html").exists():
+        print(f"web_weight: skipped (needs Chromium at {CHROMIUM} and web/dist: make web)")
+        return 0
     from playwright.sync_api import sync_playwright
 
     profile = {"offline": False, "latency": args.latency_ms,
                "downloadThroughput": args.down_kbps * 1000 / 8,
                "uploadThroughput": args.up_kbps * 1000 / 8}
-    trees = ([Tree("before", args.before.resolve())] if args.before else []) + [Tree("after", REPO)]
+    before = args.before_name
+    trees = ([Tree(before, args.before.resolve())] if args.before else []) + [Tree("after", REPO)]
     tmp = Path(tempfile.mkdtemp(prefix="croupier-web-weight-"))
     args.shots.mkdir(parents=True, exist_ok=True)
     try:
@@ -200,9 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.before:
         for kind in ("cold", "warm"):
             ratios = ", ".join(
-                f"{m} {med[(kind, 'after', m)] / med[(kind, 'before', m)]:.2f}x"
-                for m in measures if med[(kind, "before", m)])
-            print(f"{kind}, after / before: {ratios}")
+                f"{m} {med[(kind, 'after', m)] / med[(kind, before, m)]:.2f}x"
+                for m in measures if med[(kind, before, m)])
+            print(f"{kind}, after / {before}: {ratios}")
     return 0
 
 
