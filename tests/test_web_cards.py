@@ -15,7 +15,7 @@ import pytest
 from tests.support import REPO, ServerProcess, free_port
 from tests.web_table_support import CHROMIUM, launch
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 SPRITE = REPO / "web" / "node_modules" / "svg-cards" / "svg-cards.svg"
 CARDS = REPO / "web" / "dist" / "assets" / "cards"
 SUITS = ["club", "diamond", "heart", "spade"]
