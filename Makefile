@@ -16,7 +16,7 @@ PROTOS := $(wildcard protos/croupier/v1/*.proto)
 # the web client is built where npm is (run and test skip it otherwise)
 WEB_IF_NPM := $(if $(shell command -v npm 2>/dev/null),web)
 WEB_DIST := web/dist/index.html
-WEB_SRC := $(shell find web/src -path web/src/gen -prune -o -type f -print 2>/dev/null)
+WEB_SRC := $(shell find web/src -path web/src/gen -prune -o -type f -print 2>/dev/null) web/build.mjs web/build-cards.mjs
 # `make lock` moves every pin to the newest release pyproject.toml allows;
 # `make lock LOCK_ARGS=` only follows pyproject.toml's changes and keeps the other pins
 LOCK_ARGS ?= --upgrade
@@ -58,8 +58,9 @@ lock: $(BIN)/uv
 
 # The browser client: Preact components in TypeScript over the API types generated from
 # protos/ by protoc-gen-es (the same protoc as the Python code), type-checked and bundled by
-# esbuild into web/dist with the card faces, which the server's web port serves. npm ci keeps
-# it to the committed package-lock.json.
+# esbuild (web/build.mjs) into web/dist: content-hashed files with brotli and gzip copies, the
+# card faces a file each, which the server's web port serves. npm ci keeps it to the committed
+# package-lock.json.
 web: $(WEB_DIST)
 
 web/node_modules/.installed: web/package.json web/package-lock.json
@@ -105,7 +106,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-bench: setup
+bench: setup $(WEB_IF_NPM)
 	$(BIN)/python -m bench.engine_throughput
 	$(BIN)/python -m bench.random_play
 	$(BIN)/python -m bench.rpc_latency
@@ -117,6 +118,7 @@ bench: setup
 	$(BIN)/python -m bench.envs_throughput --seconds 1
 	$(BIN)/python -m bench.matchmaking grouping --store sqlite
 	$(BIN)/python -m bench.matchmaking match --store sqlite --players 100
+	$(BIN)/python -m bench.web_weight --rounds 1
 	@echo "strength: python -m bench.strength ladder GAME | duel --level hard --opponent rlcard | sides GAME --level hard (hours on 2 cores; --results FILE resumes); python -m bench.regret GAME --level easy (a level against the heuristic, decision by decision); python -m bench.agreement GAME --high expert --low hard (where two levels choose differently, and what it is worth); python -m bench.doppelkopf_reservations (what each reservation is worth to a hand)"
 
 soak: run-setup  # not in CI: minutes of load with random kills (SOAK_ARGS="--seconds 300 ...")

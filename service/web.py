@@ -4,9 +4,10 @@ The protocols come from the `connectrpc` library (HTTP/1.1 and HTTP/2 via hyperc
 gRPC server's event loop). Each endpoint calls the very same `CroupierServicer` method the
 native gRPC server calls, through `_Context`, a small adapter that gives it what it reads from
 a `grpc.aio.ServicerContext` (the metadata) and turns its `abort` into a `ConnectError` with
-the same code, message and details (the reason code). No rule, view or error text lives here. The same port serves the
-built reference client (web/dist) for every path outside the API. What hypercorn and connectrpc
-would get wrong with malformed input is fixed in `web_h2` (HTTP/2) and `web_guard`.
+the same code, message and details (the reason code). No rule, view or error text lives here.
+The same port serves the built reference client (web/dist) for every path outside the API,
+compressed and cached as `web_static` says. What hypercorn and connectrpc would get wrong with
+malformed input is fixed in `web_h2` (HTTP/2) and `web_guard`.
 """
 
 from __future__ import annotations
@@ -33,13 +34,11 @@ from google.rpc import status_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
 from protobuf.wkt import Any as WktAny  # connectrpc's protobuf runtime (protobuf-py)
-from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from common.logging import get_logger
-from service import web_h2
+from service import web_h2, web_static
 from service.web_guard import ClearProtocolErrors, EagerBody, needs_http2, refuse_http1_grpc
 
 SERVICE = pb.DESCRIPTOR.services_by_name["Croupier"]
@@ -180,7 +179,6 @@ def build_app(
         read_max_bytes=max_request_bytes,
         interceptors=[ClearProtocolErrors()],
     )
-    files = StaticFiles(directory=dist, html=True, check_dir=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -210,10 +208,7 @@ def build_app(
         if not dist.is_dir():
             await _plain(send, 404, "the web client is not built; run `make web`\n")
             return
-        try:
-            await files(scope, receive, send)
-        except HTTPException as e:  # StaticFiles' not found, method not allowed
-            await _plain(send, e.status_code, f"{e.detail}\n")
+        await web_static.serve(dist, scope, receive, send)
 
     if not cors_origins:
         return app

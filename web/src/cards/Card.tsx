@@ -1,8 +1,8 @@
 // One card, face or back, as SVG. French faces (and jokers) come from the svg-cards package
-// (copied to dist/cards.svg by the build); the cards no package draws are drawn by their game's
-// module (a "drawn" face), on a card of these dimensions.
+// (a file per face, made by the build: `cardHref`); the cards no package draws are drawn by
+// their game's module (a "drawn" face), on a card of these dimensions.
 import type { JSX } from "preact";
-import { type Face, type Back, faceLabel } from "./faces";
+import { type Face, type Back, cardHref, faceLabel } from "./faces";
 import { t } from "../i18n";
 
 export const W = 169.075;
@@ -18,7 +18,7 @@ function frenchId(f: Face): string {
 }
 
 function BackFace({ back }: { back: Back }): JSX.Element {
-  if (back === "french") return <use href="cards.svg#back" fill="#1b4f9c" />;
+  if (back === "french") return <use href={cardHref("back")} fill="#1b4f9c" />;
   const { fill, word } = back;
   return (
     <g>
@@ -76,7 +76,7 @@ export function CardSvg({ face, back }: { face: Face | null; back: Back }): JSX.
       {face === null ? <BackFace back={back} />
         : face.kind === "drawn" ? face.draw()
         : face.kind === "joker" ? <JokerFace big={face.colour === "red"} />
-        : <use href={`cards.svg#${frenchId(face)}`} />}
+        : <use href={cardHref(frenchId(face))} />}
     </svg>
   );
 }

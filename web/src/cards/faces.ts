@@ -1,6 +1,6 @@
 // What a card looks like, independent of any game's notation: the game modules turn their
 // card codes into one of these faces and the card components draw them. French cards come from
-// a package; a game whose cards no package draws draws them itself (a "drawn" face, and a
+// a package (one file per face: `cardHref`); a game whose cards no package draws draws them itself (a "drawn" face, and a
 // plain back of its colour and word).
 import type { JSX } from "preact";
 import { t } from "../i18n";
@@ -15,6 +15,15 @@ export type Face =
 /** The French pattern, or a plain back of a colour with a word on it. */
 export type Back = "french" | { fill: string; word: string };
 
+// The file of each French face (svg-cards' ids: "heart_queen", "joker_red", "back"), put in by
+// the build (build.mjs): each face is a file of its own under a name that changes with its
+// content, so a table fetches only the faces it shows, and browsers keep them.
+declare const __CARD_FILES__: Record<string, string>;
+
+/** The <use> reference of a French face or the French back: `<file>#<id>`. */
+export function cardHref(id: string): string {
+  return `${__CARD_FILES__[id] ?? __CARD_FILES__.back}#${id}`;
+}
 
 const SUIT_SYMBOLS: Record<Suit, string> = { c: "♣", d: "♦", h: "♥", s: "♠" };
 
