@@ -60,7 +60,7 @@ def sit(page: Page, url: str, table_id: str, token: str) -> None:
 
 
 def at_version(page: Page, version: int) -> None:
-    page.wait_for_selector(f'#table[data-version="{version}"] .hand-card')
+    page.wait_for_selector(f'#table[data-version="{version}"][data-settled="1"] .hand-card')
 
 
 def live_codes(page: Page) -> list[str]:
@@ -90,7 +90,10 @@ def check_dimming(page: Page, game: str, legal: list[str]) -> None:
 
 def faces_shown(page: Page) -> dict[str, list[str]]:
     return page.evaluate("""() => {
-        const f = sel => [...document.querySelectorAll(sel)].map(c => c.dataset.face).filter(Boolean);
+        // a dialog (the deal's summary, the final screen) repeats the felt's last play: the
+        // same cards again, not other cards
+        const f = sel => [...document.querySelectorAll(sel)].filter(c => !c.closest('.modal'))
+            .map(c => c.dataset.face).filter(Boolean);
         return { hand: f('.hand-card:not([data-mark])'), handKitty: f('.hand-card[data-mark=kitty]'),
                  kitty: f('.kitty [data-face]'), played: f('.played-cards [data-face]'),
                  faceUp: f('.face-up [data-face]') }; }""")
@@ -220,7 +223,7 @@ def test_dou_dizhu_names_hints_dims_and_never_shows_a_card_twice(
                         page.wait_for_function(f"() => document.querySelector('#table').dataset.version !== '{view.version}'")
                 else:
                     client.step(tid, rng)
-                    page.wait_for_selector(f'#table[data-version="{client.view(tid).version}"]')
+                    page.wait_for_selector(f'#table[data-version="{client.view(tid).version}"][data-settled="1"]')
                     no_face_twice(page)
                 if rng.random() < 0.1:
                     shot(page, f"dou_dizhu-playing-{viewport}")

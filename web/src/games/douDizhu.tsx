@@ -151,6 +151,10 @@ export const douDizhu: GameModule<DouDizhuView> = {
   unwrap: (v: GameView | undefined) => (v?.game.case === "douDizhu" ? v.game.value : undefined),
   hand: (g) => displaySuits(g).hand.map((c) => ({ code: c.rank, face: rankFace(c.rank, c.suit), mark: c.kitty ? "kitty" : undefined })),
   face,
+  // the plays stay in front of their seats until each seat plays again (the module's notes),
+  // drawn with the suits of the table as it is now: no play is swept away with the suits of a
+  // moment before, which could show a card twice
+  closedPlay: () => null,
   handSizes: (g) => g.handSizes,
   plan: (move) => (move === "pass" || move.startsWith("bid") ? null : { cards: highFirst([...move.replace("+", "")]) }),
   label: (move, g) => {
