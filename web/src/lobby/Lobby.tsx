@@ -125,7 +125,7 @@ export function Lobby(): JSX.Element {
   return (
     <div class="lobby-page">
       <header class="lobby-header">
-        <h1>Croupier</h1>
+        <h1>{t("common.app.title")}</h1>
         <div class="lobby-header-tools">
           <LanguagePicker />
           <PlayerBar />
