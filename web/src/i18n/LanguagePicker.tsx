@@ -9,7 +9,11 @@ export function LanguagePicker({ id = "language" }: { id?: string }): JSX.Elemen
   const lng = useLanguage();
   return (
     <label class="language-picker" title={t("common.language.label")}>
-      <span class="language-icon" aria-hidden="true">🌐</span>
+      <svg class="language-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+        <g fill="none" stroke="currentColor" stroke-width="1.8">
+          <circle cx="12" cy="12" r="9" /><path d="M3 12h18M12 3c2.6 2.6 3.8 5.6 3.8 9s-1.2 6.4-3.8 9c-2.6-2.6-3.8-5.6-3.8-9s1.2-6.4 3.8-9z" />
+        </g>
+      </svg>
       <select id={id} class="language-select" value={lng} aria-label={t("common.language.label")}
         onChange={(e) => void setLanguage((e.target as HTMLSelectElement).value as Language)}>
         {LANGUAGES.map((l) => <option key={l.code} value={l.code} lang={l.code === "zh" ? "zh-Hans" : l.code}>{l.name}</option>)}

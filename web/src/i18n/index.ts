@@ -85,8 +85,9 @@ async function load(lng: string): Promise<void> {
   loaded.add(lng);
 }
 
+// the language chosen or detected ("fr-CA" counts as "fr"), whether or not its catalogues are in yet
 function current(): Language {
-  const l = instance.resolvedLanguage ?? instance.language ?? "en";
+  const l = (instance.language ?? "en").toLowerCase().split("-")[0];
   return (CODES.includes(l) ? l : "en") as Language;
 }
 

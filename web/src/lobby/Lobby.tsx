@@ -126,10 +126,8 @@ export function Lobby(): JSX.Element {
     <div class="lobby-page">
       <header class="lobby-header">
         <h1>{t("common.app.title")}</h1>
-        <div class="lobby-header-tools">
-          <LanguagePicker />
-          <PlayerBar />
-        </div>
+        <LanguagePicker />
+        <PlayerBar />
       </header>
       {error && <div class="error" role="alert" id="status">{error}</div>}
       <MyTables titleOf={titleOf} />

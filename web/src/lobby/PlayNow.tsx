@@ -38,7 +38,7 @@ export function PlayNow({ games, onError }: { games: GameInfo[]; onError: (e: st
             <div class="play-game-name">
               <b>{gameTitle(g.name, g.title)}</b>
               <span class="muted">{players(g)} · <a href={`#/leaderboard/${g.name}`} class="board-link">{t("common.playNow.leaderboard")}</a>
-                {rulesHref(g.name) && <> · <a href={rulesHref(g.name)} class="play-rules">{t("common.rules.link")}</a></>}</span>
+                {rulesHref(g.name) && <> · <a href={rulesHref(g.name)} class="board-link play-rules">{t("common.rules.link")}</a></>}</span>
             </div>
             <div class="play-game-buttons">
               <button type="button" class="primary play-quick" data-game={g.name} disabled={busy}

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { MatchMode, TicketStatus, type Ticket } from "../gen/croupier/v1/croupier_pb";
 import { gameTitle, num, t } from "../i18n";
+import { LanguagePicker } from "../i18n/LanguagePicker";
 import { usePlayer } from "./session";
 
 const POLL_MS = 1000;
@@ -173,12 +174,14 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
   );
 }
 
-/** The header of the pages besides the lobby and the table: back to the lobby, the title. */
+/** The header of the pages besides the lobby and the table: back to the lobby, the title, the
+ * language. */
 export function PageHeader({ title }: { title: string }): JSX.Element {
   return (
     <header class="page-header">
       <a href="#/" class="back" aria-label={t("common.backToLobby")}>←&nbsp;<span class="back-word">{t("common.lobby.heading")}</span></a>
       <h1>{title}</h1>
+      <LanguagePicker />
     </header>
   );
 }
