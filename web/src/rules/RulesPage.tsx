@@ -15,18 +15,20 @@ export function RulesPage({ game }: { game: string }): JSX.Element {
   const lng = useLanguage();
   const books = RULEBOOKS[game];
   const shown = books ? (books[lng] ? lng : "en") : "";
-  const [html, setHtml] = useState<string | null>(null);
+  const key = `${game}/${shown}`;
+  // the rendered rulebook with what it is of: a language change never shows the old one as new
+  const [doc, setDoc] = useState<{ key: string; html: string } | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     if (!books) return;
     let stop = false;
-    setHtml(null);
     books[shown]().then(
-      (m) => !stop && setHtml(DOMPurify.sanitize(marked.parse(m.default, { async: false }))),
+      (m) => !stop && setDoc({ key, html: DOMPurify.sanitize(marked.parse(m.default, { async: false })) }),
       () => !stop && setFailed(true));
     return () => { stop = true; };
-  }, [game, shown]);
+  }, [key]);
   const title = gameTitle(game);
+  const html = doc?.key === key ? doc.html : null;
   return (
     <div class="page rules-page" id="rules" data-game={game} data-shown={shown}>
       <PageHeader title={books ? t("common.rules.title", { game: title }) : t("common.rules.heading")} />

@@ -5,7 +5,10 @@
 type Loader = () => Promise<{ default: string }>;
 
 export const RULEBOOKS: Record<string, Record<string, Loader>> = {
-  dou_dizhu: { en: () => import("../../../seeds/dou_dizhu.md", { with: { type: "text" } }) },
+  dou_dizhu: {
+    en: () => import("../../../seeds/dou_dizhu.md", { with: { type: "text" } }),
+    zh: () => import("../../../seeds/dou_dizhu.zh.md", { with: { type: "text" } }),
+  },
   doppelkopf: { en: () => import("../../../seeds/doppelkopf.md", { with: { type: "text" } }) },
   dobro: { en: () => import("../../../seeds/dobro.md", { with: { type: "text" } }) },
   dos: { en: () => import("../../../seeds/dos.md", { with: { type: "text" } }) },
