@@ -12,5 +12,8 @@ export const RULEBOOKS: Record<string, Record<string, Loader>> = {
   doppelkopf: { en: () => import("../../../seeds/doppelkopf.md", { with: { type: "text" } }) },
   dobro: { en: () => import("../../../seeds/dobro.md", { with: { type: "text" } }) },
   dos: { en: () => import("../../../seeds/dos.md", { with: { type: "text" } }) },
-  sobe_e_desce: { en: () => import("../../../seeds/sobe_e_desce.md", { with: { type: "text" } }) },
+  sobe_e_desce: {
+    en: () => import("../../../seeds/sobe_e_desce.md", { with: { type: "text" } }),
+    pt: () => import("../../../seeds/sobe_e_desce.pt.md", { with: { type: "text" } }),
+  },
 };
