@@ -69,7 +69,7 @@ def test_the_catalogue_check_finds_what_it_is_for(tmp_path: Any) -> None:
     cat["lobby.playersCount"] = "{n, plural, one {# joueur}"
     cat["no.such"] = "rien"
     fr.write_text(json.dumps(cat))
-    done = subprocess.run([node, "tools/check-catalogues.mjs", "fr"], cwd=web, capture_output=True, text=True,
+    done = subprocess.run([node, "tools/check-catalogues.mjs", "--strict", "fr"], cwd=web, capture_output=True, text=True,
                           timeout=120, check=False)
     found = {(p["key"], p["problem"].split(":")[0].split(" {")[0]) for p in map(json.loads, done.stdout.splitlines())
              if p["area"] == "common"}

@@ -2,7 +2,9 @@
 // other language (and no key is there that English lacks), every message parses as ICU for its
 // language, uses the same arguments as its English message, gives every plural an `other`,
 // and formats with sample values. Prints the problems as JSON lines; exit status 1 if any.
-// Usage: node tools/check-catalogues.mjs [lang ...]   (default: every language directory)
+// A key English no longer has (stale) is a problem with --strict, else a warning on stderr:
+// it shows nothing to anybody, and a branch may translate a catalogue before its English lands.
+// Usage: node tools/check-catalogues.mjs [--strict] [lang ...]   (default: every language)
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +12,10 @@ import { IntlMessageFormat } from "intl-messageformat";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "i18n");
 const TYPE = { literal: 0, argument: 1, number: 2, date: 3, time: 4, select: 5, plural: 6, pound: 7, tag: 8 };
+const args = process.argv.slice(2);
+const strict = args.includes("--strict");
 const problems = [];
+const warnings = [];
 const say = (lang, area, key, problem) => problems.push({ lang, area, key, problem });
 
 /** The arguments a message uses, by name, with the kind of value each takes. */
@@ -57,7 +62,8 @@ function load(lang, area) {
 
 const areas = readdirSync(join(root, "en")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
 const all = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-const langs = process.argv.length > 2 ? process.argv.slice(2) : all;
+const chosen = args.filter((a) => !a.startsWith("--"));
+const langs = chosen.length ? chosen : all;
 
 for (const area of areas) {
   const en = load("en", area) ?? {};
@@ -76,7 +82,7 @@ for (const area of areas) {
     for (const key of Object.keys(en)) if (!(key in cat)) say(lang, area, key, "missing");
     for (const [key, text] of Object.entries(cat)) {
       if (!(key in en)) {
-        say(lang, area, key, "not in the English catalogue (stale)");
+        (strict ? problems : warnings).push({ lang, area, key, problem: "not in the English catalogue (stale)" });
         continue;
       }
       if (typeof text !== "string") {
@@ -101,4 +107,5 @@ for (const area of areas) {
   }
 }
 for (const p of problems) console.log(JSON.stringify(p));
+if (warnings.length) console.error(`${warnings.length} stale keys (not failing without --strict): ${warnings.map((w) => `${w.lang}/${w.area}:${w.key}`).slice(0, 5).join(" ")}…`);
 process.exit(problems.length ? 1 : 0);
