@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.support import REPO, ServerProcess, free_port
-from tests.web_table_support import ARTIFACTS, CHROMIUM, DIST, VIEWPORTS, Watched
+from tests.support import REPO, ServerProcess
+from tests.web_table_support import ARTIFACTS, CHROMIUM, DIST, VIEWPORTS, Watched, start_stack
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -117,9 +117,11 @@ def browser_needed() -> None:
 
 @pytest.fixture(scope="module")
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server with its web port and a bot worker (tables watched here are played by bots)."""
     browser_needed()
-    server = ServerProcess(db=tmp_path_factory.mktemp("web_i18n") / "croupier.db", web_port=free_port()).start()
+    server, bots = start_stack(tmp_path_factory.mktemp("web_i18n"))
     yield server
+    bots.stop()
     server.stop()
 
 
@@ -262,6 +264,33 @@ def test_rules_open_from_the_lobby_and_say_when_they_are_in_english(web: ServerP
         assert "英文" in page.locator("#rules-in-english").inner_text()
         page.goto(f"{web.web_url}/#/rules/nonsense")
         page.wait_for_selector("#rules-unknown")
+        w.check()
+    finally:
+        context.close()
+
+
+# a table of each game watched in a language other than English, while bots play it
+TABLES = [("zh", "dou_dizhu"), ("de", "doppelkopf"), ("fr", "dobro"), ("pt", "sobe_e_desce"), ("fr", "dos")]
+
+
+@pytest.mark.e2e
+@pytest.mark.browser
+@pytest.mark.parametrize("lang,game", TABLES)
+def test_a_table_watched_in_another_language_misses_no_message(web: ServerProcess, browser: Browser, lang: str,
+                                                               game: str) -> None:
+    """Strict mode: every message the table page and the game's module show while bots play
+    is in the language's catalogues (a missing one is a console error)."""
+    context, w = open_page(browser, "en-US", "phone" if lang == "zh" else "desktop")
+    try:
+        page = w.page
+        page.goto(f"{web.web_url}/?i18n=strict&lang={lang}")
+        page.wait_for_selector("#create-watch")
+        page.select_option("#game", game)
+        page.click("#create-watch")
+        page.wait_for_selector("#table[data-version]")
+        page.wait_for_timeout(4000)  # a few moves by the bots, their words in the log
+        assert page.evaluate("document.documentElement.lang") == ("zh-Hans" if lang == "zh" else lang)
+        page.screenshot(path=str(ARTIFACTS / f"i18n-table-{game}-{lang}.png"), full_page=False)
         w.check()
     finally:
         context.close()
