@@ -3,7 +3,10 @@
 // choice takes effect at once and is remembered in this browser (see setLanguage).
 import type { JSX } from "preact";
 import { LANGUAGES, setLanguage, t, useLanguage, type Language } from ".";
-import "./i18n.css";
+import css from "./i18n.css" with { type: "text" };
+import { addStyles } from "./styles";
+
+addStyles("i18n", css);
 
 export function LanguagePicker({ id = "language" }: { id?: string }): JSX.Element {
   const lng = useLanguage();

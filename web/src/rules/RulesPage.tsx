@@ -9,7 +9,10 @@ import { gameTitle, t, useLanguage } from "../i18n";
 import { PageHeader } from "../players/MatchPage";
 import { RULEBOOKS } from "./docs";
 import { RULE_GAMES, rulesHref } from "./href";
-import "./rules.css";
+import { addStyles } from "../i18n/styles";
+import css from "./rules.css" with { type: "text" };
+
+addStyles("rules", css);
 
 export function RulesPage({ game }: { game: string }): JSX.Element {
   const lng = useLanguage();
