@@ -10,7 +10,10 @@ export const RULEBOOKS: Record<string, Record<string, Loader>> = {
     zh: () => import("../../../seeds/dou_dizhu.zh.md", { with: { type: "text" } }),
   },
   doppelkopf: { en: () => import("../../../seeds/doppelkopf.md", { with: { type: "text" } }) },
-  dobro: { en: () => import("../../../seeds/dobro.md", { with: { type: "text" } }) },
+  dobro: {
+    en: () => import("../../../seeds/dobro.md", { with: { type: "text" } }),
+    fr: () => import("../../../seeds/dobro.fr.md", { with: { type: "text" } }),
+  },
   dos: { en: () => import("../../../seeds/dos.md", { with: { type: "text" } }) },
   sobe_e_desce: {
     en: () => import("../../../seeds/sobe_e_desce.md", { with: { type: "text" } }),
