@@ -9,7 +9,10 @@ export const RULEBOOKS: Record<string, Record<string, Loader>> = {
     en: () => import("../../../seeds/dou_dizhu.md", { with: { type: "text" } }),
     zh: () => import("../../../seeds/dou_dizhu.zh.md", { with: { type: "text" } }),
   },
-  doppelkopf: { en: () => import("../../../seeds/doppelkopf.md", { with: { type: "text" } }) },
+  doppelkopf: {
+    en: () => import("../../../seeds/doppelkopf.md", { with: { type: "text" } }),
+    de: () => import("../../../seeds/doppelkopf.de.md", { with: { type: "text" } }),
+  },
   dobro: {
     en: () => import("../../../seeds/dobro.md", { with: { type: "text" } }),
     fr: () => import("../../../seeds/dobro.fr.md", { with: { type: "text" } }),
