@@ -294,3 +294,28 @@ def test_a_table_watched_in_another_language_misses_no_message(web: ServerProces
         w.check()
     finally:
         context.close()
+
+
+# rulebooks written in a language, with the games' own words in it
+RULEBOOKS = [("zh", "dou_dizhu", ["地主", "农民", "不出", "炸弹", "王炸", "春天"]),
+             ("de", "doppelkopf", ["Stich", "Trumpf", "Re", "Kontra", "Ansage", "Hochzeit", "Fuchs"]),
+             ("pt", "sobe_e_desce", ["vaza", "trunfo", "RISCOS", "bisca"]),
+             ("fr", "dobro", ["enchère", "pioche", "carte Oubli", "manche"])]
+
+
+@pytest.mark.e2e
+@pytest.mark.browser
+@pytest.mark.parametrize("lang,game,words", RULEBOOKS)
+def test_a_translated_rulebook_is_shown_in_its_language(web: ServerProcess, browser: Browser, lang: str, game: str,
+                                                       words: list[str]) -> None:
+    context, w = open_page(browser, "en-US", "phone")
+    try:
+        page = w.page
+        page.goto(f"{web.web_url}/?i18n=strict&lang={lang}#/rules/{game}")
+        page.wait_for_selector(f"#rules[data-shown={lang}] .rulebook h2")
+        assert page.locator("#rules-in-english").count() == 0
+        book = page.locator(".rulebook").inner_text()
+        assert [x for x in words if x not in book] == []
+        w.check()
+    finally:
+        context.close()
