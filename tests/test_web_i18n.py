@@ -104,6 +104,22 @@ def test_the_string_check_finds_literals_and_unknown_keys(tmp_path: Any) -> None
                             ("missing-key", "common.nope"), ("missing-key", "common.gone.")])
 
 
+def test_the_option_words_in_english_are_the_engines_own() -> None:
+    """en/options.json holds the label of every table option and the documentation of every
+    option not under "Advanced", word for word as the engines give them to ListGames: the
+    other languages translate these, and English never drifts from the server."""
+    from engines.registry import GAMES
+
+    want: dict[str, str] = {}
+    for name, game in GAMES.items():
+        for spec in game.info.options:
+            want[f"{name}.{spec.name}.label"] = spec.label
+            if not spec.advanced:
+                want[f"{name}.{spec.name}.doc"] = spec.doc
+    have = json.loads((WEB / "src" / "i18n" / "en" / "options.json").read_text())
+    assert have == want
+
+
 # --- in the browser ---------------------------------------------------------------------------
 
 def browser_needed() -> None:
@@ -178,6 +194,9 @@ def test_the_picker_switches_live_and_is_remembered(web: ServerProcess, browser:
         page.wait_for_function("() => document.querySelector('button.play-quick').textContent === 'Jetzt spielen'")
         assert page.evaluate("document.documentElement.lang") == "de"
         assert page.locator("#create-button").inner_text() == "Erstellen und Platz nehmen"
+        page.select_option("#game", "doppelkopf")
+        assert page.locator("label[for=option-deals]").inner_text() == "Spiele in der Sitzung"
+        assert "Schweine" in page.locator("#option-bistro-doc").inner_text()
         page.screenshot(path=str(ARTIFACTS / f"i18n-lobby-de-{viewport}.png"), full_page=False)
         page.reload()
         page.wait_for_selector("button.play-quick")

@@ -7,7 +7,9 @@
 // The language: `?lang=xx` in the address, else the player's choice (localStorage
 // "croupier.language", written only by `setLanguage`, i.e. the picker), else the browser's
 // (navigator.languages, the first one we have), else English. English is bundled and is the
-// fallback of every key; the other languages are loaded when first needed.
+// fallback of every key; the other languages are loaded when first needed. The `options` area
+// holds the words of the games' table options; the server's own (English) words stand for an
+// option the catalogues do not name.
 //
 // A key missing from English is a bug: it is logged as a console error (the browser tests fail
 // on console errors). With `?i18n=strict` in the address, a key missing from the current
@@ -19,9 +21,10 @@ import { useEffect, useState } from "preact/hooks";
 import enCommon from "./en/common.json";
 import enErrors from "./en/errors.json";
 import enGames from "./en/games.json";
+import enOptions from "./en/options.json";
 import enTable from "./en/table.json";
 
-export const AREAS = ["common", "table", "games", "errors"] as const;
+export const AREAS = ["common", "table", "games", "errors", "options"] as const;
 type Area = (typeof AREAS)[number];
 type Catalogues = Record<Area, Record<string, string>>;
 
@@ -40,10 +43,10 @@ const STORE_KEY = "croupier.language";
 // one loader per language: each area's catalogue (esbuild bundles them; with code splitting
 // on they would become chunks of their own)
 const LOADERS: Record<string, () => Promise<Catalogues>> = {
-  fr: async () => areas(await Promise.all([import("./fr/common.json"), import("./fr/table.json"), import("./fr/games.json"), import("./fr/errors.json")])),
-  de: async () => areas(await Promise.all([import("./de/common.json"), import("./de/table.json"), import("./de/games.json"), import("./de/errors.json")])),
-  pt: async () => areas(await Promise.all([import("./pt/common.json"), import("./pt/table.json"), import("./pt/games.json"), import("./pt/errors.json")])),
-  zh: async () => areas(await Promise.all([import("./zh/common.json"), import("./zh/table.json"), import("./zh/games.json"), import("./zh/errors.json")])),
+  fr: async () => areas(await Promise.all([import("./fr/common.json"), import("./fr/table.json"), import("./fr/games.json"), import("./fr/errors.json"), import("./fr/options.json")])),
+  de: async () => areas(await Promise.all([import("./de/common.json"), import("./de/table.json"), import("./de/games.json"), import("./de/errors.json"), import("./de/options.json")])),
+  pt: async () => areas(await Promise.all([import("./pt/common.json"), import("./pt/table.json"), import("./pt/games.json"), import("./pt/errors.json"), import("./pt/options.json")])),
+  zh: async () => areas(await Promise.all([import("./zh/common.json"), import("./zh/table.json"), import("./zh/games.json"), import("./zh/errors.json"), import("./zh/options.json")])),
 };
 
 function areas(mods: { default: Record<string, string> }[]): Catalogues {
@@ -62,7 +65,7 @@ void instance.use(LanguageDetector).use(ICU).init({
   defaultNS: "common",
   nsSeparator: ".",
   keySeparator: false, // keys inside an area are flat: "leave.confirm"
-  resources: { en: { common: enCommon, table: enTable, games: enGames, errors: enErrors } },
+  resources: { en: { common: enCommon, table: enTable, games: enGames, errors: enErrors, options: enOptions } },
   partialBundledLanguages: true,
   interpolation: { escapeValue: false }, // Preact escapes text
   initAsync: false,
@@ -181,6 +184,12 @@ export function list(items: string[]): string {
   // Intl.ListFormat is ES2021; every browser the client runs in has it
   const ListFormat = (Intl as unknown as { ListFormat: new (l: string, o: object) => { format(x: string[]): string } }).ListFormat;
   return new ListFormat(locale(), { type: "unit", style: "short" }).format(items);
+}
+
+/** A table option's label or documentation in the player's language, else the server's words. */
+export function optionWords(game: string, option: string, part: "label" | "doc", serverWords: string): string {
+  const key = `options.${game}.${option}.${part}`;
+  return instance.exists(key) ? t(key) : serverWords;
 }
 
 /** A game's name as players of this language call it ("斗地主"), else the server's title, else

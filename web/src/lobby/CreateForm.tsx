@@ -6,18 +6,19 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { SeatKind, type GameInfo } from "../gen/croupier/v1/croupier_pb";
-import { gameTitle, t } from "../i18n";
+import { gameTitle, optionWords, t } from "../i18n";
 import { BOT_LEVELS, DEFAULT_BOT, levelText } from "./levels";
 
 // an option as ListGames gives it: its words and its fold are the game's own (OptionSpec)
 interface Spec { name: string; type: string; default?: JsonValue; doc?: string; label?: string; advanced?: boolean }
 
-function OptionField({ spec, value, onChange }: {
-  spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
+function OptionField({ game, spec, value, onChange }: {
+  game: string; spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
 }): JSX.Element {
-  const label = spec.label || spec.name.replace(/_/g, " ");
+  const label = optionWords(game, spec.name, "label", spec.label || spec.name.replace(/_/g, " "));
+  const doc = spec.doc ? optionWords(game, spec.name, "doc", spec.doc) : "";
   const id = `option-${spec.name}`;
-  const help = spec.doc ? <small class="option-doc" id={`${id}-doc`}>{spec.doc}</small> : null;
+  const help = doc ? <small class="option-doc" id={`${id}-doc`}>{doc}</small> : null;
   if (spec.type === "bool") {
     return (
       <div class="option bool">
@@ -120,13 +121,13 @@ export function CreateForm({ games, onError, infoJson }: {
         ))}
       </fieldset>
       <div id="options" class="options">
-        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
+        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} game={gameName} spec={s} value={value(s)}
           onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
       </div>
       <details id="advanced">
         <summary>{t("common.create.advanced")}</summary>
         <div class="options">
-          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
+          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} game={gameName} spec={s} value={value(s)}
             onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
           <div class="option">
             <label for="option-turn_seconds">{t("common.create.turnTimer")}</label>
