@@ -56,7 +56,8 @@ export function SignInDialog({ why, onDone, onCancel }: {
 export function PlayerBar(): JSX.Element {
   const { me, notice } = usePlayer();
   const [asking, setAsking] = useState(false);
-  const [name, setName] = useState(playerName());
+  // "guest" is the API's name for a player without one: shown as an empty field in any language
+  const [name, setName] = useState(playerName() === "guest" ? "" : playerName());
   if (me) {
     return (
       <div class="player-bar" id="player-bar" data-player={me.playerId}>
@@ -71,6 +72,7 @@ export function PlayerBar(): JSX.Element {
   return (
     <div class="player-bar" id="player-bar">
       <label class="name-field">{t("common.signIn.yourName")} <input id="name" value={name} maxLength={40} autoComplete="nickname"
+        placeholder={t("common.signIn.namePlaceholder")}
         onInput={(e) => { const v = (e.target as HTMLInputElement).value; setName(v); setPlayerName(v); }} /></label>
       <button type="button" id="sign-in" class="header-button" onClick={() => setAsking(true)}>{t("common.signIn.submit")}</button>
       {notice && <span class="sign-in-notice" role="status">{t(notice)}</span>}
