@@ -40,13 +40,21 @@ export type Language = (typeof LANGUAGES)[number]["code"];
 const CODES: string[] = LANGUAGES.map((l) => l.code);
 const STORE_KEY = "croupier.language";
 
-// one loader per language: each area's catalogue (esbuild bundles them; with code splitting
-// on they would become chunks of their own)
+// one loader per language: its catalogue of each area, in the order of AREAS (a dynamic import
+// each: with esbuild's code splitting they are chunks loaded when the language is first chosen)
 const LOADERS: Record<string, () => Promise<Catalogues>> = {
-  fr: async () => areas(await Promise.all([import("./fr/common.json"), import("./fr/table.json"), import("./fr/games.json"), import("./fr/errors.json"), import("./fr/options.json")])),
-  de: async () => areas(await Promise.all([import("./de/common.json"), import("./de/table.json"), import("./de/games.json"), import("./de/errors.json"), import("./de/options.json")])),
-  pt: async () => areas(await Promise.all([import("./pt/common.json"), import("./pt/table.json"), import("./pt/games.json"), import("./pt/errors.json"), import("./pt/options.json")])),
-  zh: async () => areas(await Promise.all([import("./zh/common.json"), import("./zh/table.json"), import("./zh/games.json"), import("./zh/errors.json"), import("./zh/options.json")])),
+  fr: async () => areas(await Promise.all([
+    import("./fr/common.json"), import("./fr/table.json"), import("./fr/games.json"), import("./fr/errors.json"),
+    import("./fr/options.json")])),
+  de: async () => areas(await Promise.all([
+    import("./de/common.json"), import("./de/table.json"), import("./de/games.json"), import("./de/errors.json"),
+    import("./de/options.json")])),
+  pt: async () => areas(await Promise.all([
+    import("./pt/common.json"), import("./pt/table.json"), import("./pt/games.json"), import("./pt/errors.json"),
+    import("./pt/options.json")])),
+  zh: async () => areas(await Promise.all([
+    import("./zh/common.json"), import("./zh/table.json"), import("./zh/games.json"), import("./zh/errors.json"),
+    import("./zh/options.json")])),
 };
 
 function areas(mods: { default: Record<string, string> }[]): Catalogues {
