@@ -19,7 +19,7 @@ export function LanguagePicker({ id = "language" }: { id?: string }): JSX.Elemen
       </svg>
       <select id={id} class="language-select" value={lng} aria-label={t("common.language.label")}
         onChange={(e) => void setLanguage((e.target as HTMLSelectElement).value as Language)}>
-        {LANGUAGES.map((l) => <option key={l.code} value={l.code} lang={l.code === "zh" ? "zh-Hans" : l.code}>{l.name}</option>)}
+        {LANGUAGES.map((l) => <option key={l.code} value={l.code} lang={l.tag}>{l.name}</option>)}
       </select>
     </label>
   );

@@ -30,11 +30,11 @@ type Catalogues = Record<Area, Record<string, string>>;
 
 /** The languages the client speaks, each named in itself (the picker shows these names). */
 export const LANGUAGES = [
-  { code: "en", name: "English" },
-  { code: "fr", name: "Français" },
-  { code: "de", name: "Deutsch" },
-  { code: "pt", name: "Português" },
-  { code: "zh", name: "简体中文" },
+  { code: "en", tag: "en", name: "English" },
+  { code: "fr", tag: "fr", name: "Français" },
+  { code: "de", tag: "de", name: "Deutsch" },
+  { code: "pt", tag: "pt-PT", name: "Português" },
+  { code: "zh", tag: "zh-Hans", name: "简体中文" },
 ] as const;
 export type Language = (typeof LANGUAGES)[number]["code"];
 const CODES: string[] = LANGUAGES.map((l) => l.code);
@@ -102,8 +102,12 @@ function current(): Language {
   return (CODES.includes(l) ? l : "en") as Language;
 }
 
+// the BCP 47 tag of each language (LANGUAGES): Chinese is Simplified, Portuguese European (its
+// number format, and "0 vazas", which its catalogue also writes out with =0)
+const TAGS: Record<string, string> = Object.fromEntries(LANGUAGES.map((l) => [l.code, l.tag]));
+
 function settle(lng: string): void {
-  document.documentElement.lang = lng === "zh" ? "zh-Hans" : lng;
+  document.documentElement.lang = TAGS[lng] ?? lng;
   document.title = t("common.app.title");
 }
 
@@ -148,10 +152,10 @@ export function language(): Language {
   return current();
 }
 
-/** The BCP 47 tag for Intl: Simplified Chinese is "zh-Hans". */
+/** The BCP 47 tag for Intl: "zh-Hans", "pt-PT", else the language's code. */
 export function locale(): string {
   const l = current();
-  return l === "zh" ? "zh-Hans" : l;
+  return TAGS[l] ?? l;
 }
 
 /** Re-render the calling component when the language changes; returns the language. */
