@@ -150,7 +150,8 @@ def open_page(browser: Browser, locale: str, viewport: str = "desktop") -> tuple
     w = Watched(page)
     page.on("pageerror", lambda e: w.errors.append(f"pageerror: {e}"))
     page.on("console", lambda m: w.errors.append(f"console: {m.text}") if m.type == "error" else None)
-    page.on("requestfailed", lambda r: w.errors.append(f"request failed: {r.url}"))
+    page.on("requestfailed", lambda r: w.errors.append(f"request failed: {r.url}")
+            if "StreamTable" not in r.url else None)  # a stream cut by leaving the page, as watched_page
     return context, w
 
 
