@@ -7,13 +7,15 @@ import { Lobby } from "./lobby/Lobby";
 import { Leaderboard } from "./players/Leaderboard";
 import { MatchPage } from "./players/MatchPage";
 import { ProfilePage } from "./players/Profile";
-import { t, useLanguage } from "./i18n";
+import { ready, t, useLanguage } from "./i18n";
 import { checkIdentity, usePlayer } from "./players/session";
+import { LazyRulesPage } from "./rules/LazyRulesPage";
 import { TablePage } from "./table/TablePage";
 
 // "#/table/<id>", with "?plain" (the generic table, as a game without a web module of its own
 // gets) and "?seat=<n>" (a seat link: take or resume that seat); "#/match/<ticket>" (waiting
-// for a match); "#/leaderboard/<game>"; "#/profile" (one's own) or "#/profile/<player id>"
+// for a match); "#/leaderboard/<game>"; "#/profile" (one's own) or "#/profile/<player id>";
+// "#/rules/<game>" (a game's rulebook, readable before the identity is checked)
 function App() {
   const [hash, setHash] = useState(location.hash);
   const { checked } = usePlayer();
@@ -23,9 +25,10 @@ function App() {
     window.addEventListener("hashchange", on);
     return () => window.removeEventListener("hashchange", on);
   }, []);
-  if (!checked) return <p class="loading">{t("common.loading")}</p>;
   const [path, query = ""] = hash.replace(/^#/, "").split("?");
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "rules") return <LazyRulesPage key={parts[1] ?? ""} game={parts[1] ?? ""} />;
+  if (!checked) return <p class="loading">{t("common.loading")}</p>;
   const q = new URLSearchParams(query);
   if (parts[0] === "table" && /^[\w-]+$/.test(parts[1] ?? "")) {
     const seat = q.get("seat");
@@ -40,6 +43,8 @@ function App() {
 }
 
 const root = document.getElementById("app")!;
-root.textContent = ""; // the "Loading…" of index.html
-render(<App />, root);
+void ready.then(() => {
+  root.textContent = ""; // the suits of index.html, shown while loading
+  render(<App />, root);
+});
 void checkIdentity();

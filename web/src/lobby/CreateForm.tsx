@@ -6,17 +6,19 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { SeatKind, type GameInfo } from "../gen/croupier/v1/croupier_pb";
+import { gameTitle, optionWords, t } from "../i18n";
 import { BOT_LEVELS, DEFAULT_BOT, levelText } from "./levels";
 
 // an option as ListGames gives it: its words and its fold are the game's own (OptionSpec)
 interface Spec { name: string; type: string; default?: JsonValue; doc?: string; label?: string; advanced?: boolean }
 
-function OptionField({ spec, value, onChange }: {
-  spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
+function OptionField({ game, spec, value, onChange }: {
+  game: string; spec: Spec; value: JsonValue | undefined; onChange: (v: JsonValue) => void;
 }): JSX.Element {
-  const label = spec.label || spec.name.replace(/_/g, " ");
+  const label = optionWords(game, spec.name, "label", spec.label || spec.name.replace(/_/g, " "));
+  const doc = spec.doc ? optionWords(game, spec.name, "doc", spec.doc) : "";
   const id = `option-${spec.name}`;
-  const help = spec.doc ? <small class="option-doc" id={`${id}-doc`}>{spec.doc}</small> : null;
+  const help = doc ? <small class="option-doc" id={`${id}-doc`}>{doc}</small> : null;
   if (spec.type === "bool") {
     return (
       <div class="option bool">
@@ -91,13 +93,13 @@ export function CreateForm({ games, onError, infoJson }: {
   return (
     <form id="create" class="create-form" onSubmit={(e) => { e.preventDefault(); void create(false); }}>
       <div class="form-row">
-        <label for="game">Game</label>
+        <label for="game">{t("common.lobby.game")}</label>
         <select id="game" value={gameName} onChange={(e) => pickGame((e.target as HTMLSelectElement).value)}>
-          {games.map((g) => <option key={g.name} value={g.name}>{g.title}</option>)}
+          {games.map((g) => <option key={g.name} value={g.name}>{gameTitle(g.name, g.title)}</option>)}
         </select>
       </div>
       <div class="form-row">
-        <label for="players">Players</label>
+        <label for="players">{t("common.create.players")}</label>
         {game.minPlayers === game.maxPlayers ? <span id="players" data-value={players}>{players}</span> : (
           <select id="players" value={String(players)} onChange={(e) => pickPlayers(Number((e.target as HTMLSelectElement).value))}>
             {Array.from({ length: game.maxPlayers - game.minPlayers + 1 }, (_, i) => game.minPlayers + i)
@@ -106,37 +108,37 @@ export function CreateForm({ games, onError, infoJson }: {
         )}
       </div>
       <fieldset id="seats" class="seats-field">
-        <legend>Seats</legend>
+        <legend>{t("common.create.seats")}</legend>
         {seats.map((s, i) => (
-          <label key={`${gameName}-${i}`} class="seat-choice">Seat {i}
+          <label key={`${gameName}-${i}`} class="seat-choice">{t("common.create.seat", { n: i })}
             <select class="seat-kind" id={`seat-${i}`} data-seat={i} value={s}
               onChange={(e) => setSeats(seats.map((x, k) => (k === i ? (e.target as HTMLSelectElement).value : x)))}>
-              <option value="you">You</option>
-              <option value="open">Another person (open seat)</option>
-              {BOT_LEVELS.map(([l, words]) => <option key={l} value={l}>{levelText(l, words)}</option>)}
+              <option value="you">{t("common.create.you")}</option>
+              <option value="open">{t("common.create.openSeat")}</option>
+              {BOT_LEVELS.map((l) => <option key={l} value={l}>{levelText(l)}</option>)}
             </select>
           </label>
         ))}
       </fieldset>
       <div id="options" class="options">
-        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
+        {main.map((s) => <OptionField key={`${gameName}-${s.name}`} game={gameName} spec={s} value={value(s)}
           onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
       </div>
       <details id="advanced">
-        <summary>Advanced</summary>
+        <summary>{t("common.create.advanced")}</summary>
         <div class="options">
-          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} spec={s} value={value(s)}
+          {advanced.map((s) => <OptionField key={`${gameName}-${s.name}`} game={gameName} spec={s} value={value(s)}
             onChange={(v) => setValues({ ...values, [s.name]: v })} />)}
           <div class="option">
-            <label for="option-turn_seconds">Turn timer in seconds (0: none)</label>
+            <label for="option-turn_seconds">{t("common.create.turnTimer")}</label>
             <input id="option-turn_seconds" type="number" value={turnSeconds} onInput={(e) => setTurnSeconds((e.target as HTMLInputElement).value)} />
-            <small class="option-doc">A seat that lets its time run out has the server play for it.</small>
+            <small class="option-doc">{t("common.create.turnTimerDoc")}</small>
           </div>
         </div>
       </details>
       <div class="action-row">
-        <button type="submit" id="create-button" class="primary" disabled={busy}>Create and sit down</button>
-        <button type="button" id="create-watch" class="secondary" disabled={busy} onClick={() => void create(true)}>Create with bots only and watch</button>
+        <button type="submit" id="create-button" class="primary" disabled={busy}>{t("common.create.sit")}</button>
+        <button type="button" id="create-watch" class="secondary" disabled={busy} onClick={() => void create(true)}>{t("common.create.watch")}</button>
       </div>
     </form>
   );

@@ -4,6 +4,7 @@ import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import type { GameInfo, Rating } from "../gen/croupier/v1/croupier_pb";
+import { gameTitle, num, t } from "../i18n";
 
 const LADDER = "main";
 const REFRESH_MS = 10_000;
@@ -55,20 +56,20 @@ export function Ladder({ games, followGame }: { games: GameInfo[]; followGame: s
     };
   }, [game]);
 
-  const title = games.find((g) => g.name === game)?.title ?? game;
+  const title = gameTitle(game, games.find((g) => g.name === game)?.title);
   const places = ratings ? ranks(ratings) : [];
   return (
     <section class="panel ladder" id="ladder" data-game={game}>
       <div class="ladder-head">
-        <h2>Ladder</h2>
-        <label>Game <select id="ladder-game" value={game} onChange={(e) => setGame((e.target as HTMLSelectElement).value)}>
-          {games.map((g) => <option key={g.name} value={g.name}>{g.title}</option>)}
+        <h2>{t("common.ladder.heading")}</h2>
+        <label>{t("common.lobby.game")} <select id="ladder-game" value={game} onChange={(e) => setGame((e.target as HTMLSelectElement).value)}>
+          {games.map((g) => <option key={g.name} value={g.name}>{gameTitle(g.name, g.title)}</option>)}
         </select></label>
       </div>
-      {error && <p class="ladder-error" role="alert">Could not load the ladder: {error}</p>}
-      {ratings === null && !error && <p class="muted">Loading the standings…</p>}
+      {error && <p class="ladder-error" role="alert">{t("common.ladder.failed", { error })}</p>}
+      {ratings === null && !error && <p class="muted">{t("common.ladder.loading")}</p>}
       {ratings !== null && !ratings.length && (
-        <p class="ladder-empty muted">No rated matches in {title} yet: the ladder is empty.</p>
+        <p class="ladder-empty muted">{t("common.ladder.empty", { game: title })}</p>
       )}
       {ratings !== null && ratings.length > 0 && (
         <div class="ladder-scroll">
@@ -76,10 +77,10 @@ export function Ladder({ games, followGame }: { games: GameInfo[]; followGame: s
             <thead>
               <tr>
                 <th scope="col" class="num">#</th>
-                <th scope="col">Entrant</th>
-                <th scope="col" class="num" title="mu − 3 sigma: a cautious estimate that rises as an entrant proves itself">Rating</th>
-                <th scope="col" class="num skill" title="skill estimate ± its uncertainty">μ ± σ</th>
-                <th scope="col" class="num" title="rated matches played">Matches</th>
+                <th scope="col">{t("common.ladder.entrant")}</th>
+                <th scope="col" class="num" title={t("common.ladder.ratingHint")}>{t("common.rating.rating")}</th>
+                <th scope="col" class="num skill" title={t("common.rating.skillHint")}>μ ± σ</th>
+                <th scope="col" class="num" title={t("common.ladder.matchesHint")}>{t("common.ladder.matches")}</th>
               </tr>
             </thead>
             <tbody>
@@ -87,16 +88,16 @@ export function Ladder({ games, followGame }: { games: GameInfo[]; followGame: s
                 <tr key={r.entrant} data-entrant={r.entrant} class={places[i] <= 3 ? `podium podium-${places[i]}` : ""}>
                   <td class="num"><span class="place">{places[i]}</span></td>
                   <td class="entrant" title={r.entrant}>{r.entrant}</td>
-                  <td class="num rating">{r.ordinal.toFixed(1)}</td>
-                  <td class="num skill">{r.mu.toFixed(1)} ± {r.sigma.toFixed(1)}</td>
-                  <td class="num matches">{r.matches}</td>
+                  <td class="num rating">{num(r.ordinal, 1)}</td>
+                  <td class="num skill">{num(r.mu, 1)} ± {num(r.sigma, 1)}</td>
+                  <td class="num matches">{num(r.matches)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <p class="ladder-note muted">Ladder “{LADDER}”: bots rated by OpenSkill after every match; rating = μ − 3σ.</p>
+      <p class="ladder-note muted">{t("common.ladder.note", { ladder: LADDER })}</p>
     </section>
   );
 }

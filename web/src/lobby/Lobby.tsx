@@ -6,6 +6,8 @@ import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText, joinTable, tokenFor } from "../api";
+import { ago, gameTitle, t } from "../i18n";
+import { LanguagePicker } from "../i18n/LanguagePicker";
 import { GameInfoSchema, SeatKind, TableStatus, type GameInfo, type Table } from "../gen/croupier/v1/croupier_pb";
 import type { Identity } from "../players/identity";
 import { PlayerBar } from "../players/SignIn";
@@ -16,50 +18,45 @@ import { MyTables } from "./MyTables";
 import { PlayNow } from "./PlayNow";
 
 const LOBBY_PAGE = 20;
-const STATUS_WORDS: Record<number, string> = {
-  [TableStatus.WAITING]: "Waiting for players", [TableStatus.PLAYING]: "Playing", [TableStatus.FINISHED]: "Finished",
-  [TableStatus.ABANDONED]: "Closed: abandoned",
+const STATUS_KEYS: Record<number, string> = {
+  [TableStatus.WAITING]: "waiting", [TableStatus.PLAYING]: "playing", [TableStatus.FINISHED]: "finished",
+  [TableStatus.ABANDONED]: "abandoned",
 };
+const statusWords = (s: TableStatus) => (STATUS_KEYS[s] ? t(`common.status.${STATUS_KEYS[s]}`) : "");
 
-function age(createdAt: number): string {
-  const s = Math.max(0, Date.now() / 1000 - createdAt);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  return `${Math.floor(s / 86400)} days ago`;
-}
-
-function TableCard({ t, title, me, onError }: {
-  t: Table; title: string; me: Identity | null; onError: (e: string) => void;
+function TableCard({ table, title, me, onError }: {
+  table: Table; title: string; me: Identity | null; onError: (e: string) => void;
 }): JSX.Element {
+  const tb = table;
   // a seat kept for another player is no open seat for this one
-  const open = t.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN && (!s.playerId || s.playerId === me?.playerId));
-  const over = t.status === TableStatus.FINISHED || t.status === TableStatus.ABANDONED;
-  const held = tokenFor(t.tableId) || (me && !over && t.seats.some((s) => s.occupied && s.playerId === me.playerId));
+  const open = tb.seats.find((s) => !s.occupied && s.kind === SeatKind.HUMAN && (!s.playerId || s.playerId === me?.playerId));
+  const over = tb.status === TableStatus.FINISHED || tb.status === TableStatus.ABANDONED;
+  const held = tokenFor(tb.tableId) || (me && !over && tb.seats.some((s) => s.occupied && s.playerId === me.playerId));
   return (
-    <article class="table-card" data-table={t.tableId} data-game={t.game} data-status={TableStatus[t.status]}>
+    <article class="table-card" data-table={tb.tableId} data-game={tb.game} data-status={TableStatus[tb.status]}>
       <header>
         <h3>{title}</h3>
-        <span class={`table-status status-${TableStatus[t.status]?.toLowerCase()}`}>{STATUS_WORDS[t.status] ?? ""}</span>
+        <span class={`table-status status-${TableStatus[tb.status]?.toLowerCase()}`}>{statusWords(tb.status)}</span>
       </header>
       <ul class="table-seats">
-        {t.seats.map((s, i) => (
+        {tb.seats.map((s, i) => (
           <li key={i} class={s.occupied ? "taken" : "free"}>
-            {s.occupied ? s.name || (s.isBot ? "bot" : "player") : s.kind === SeatKind.BOT ? `bot (${s.botLevel})` : "open seat"}
-            {s.isBot && s.occupied ? <span class="badge bot">bot</span> : null}
-            {!s.occupied && s.playerId && s.playerId !== me?.playerId ? <span class="badge kept">kept</span> : null}
+            {s.occupied ? s.name || (s.isBot ? t("common.seat.bot") : t("common.seat.player"))
+              : s.kind === SeatKind.BOT ? t("common.seat.botLevel", { level: s.botLevel }) : t("common.seat.open")}
+            {s.isBot && s.occupied ? <span class="badge bot">{t("common.badge.bot")}</span> : null}
+            {!s.occupied && s.playerId && s.playerId !== me?.playerId ? <span class="badge kept">{t("common.badge.kept")}</span> : null}
           </li>
         ))}
       </ul>
       <footer>
-        <span class="muted">{t.players} players · {age(t.createdAt)}</span>
+        <span class="muted">{t("common.lobby.playersCount", { n: tb.players })} · {ago(tb.createdAt)}</span>
         <span class="card-actions">
-          {held ? <a class="return button-link" href={`#/table/${t.tableId}`}>Back to your seat</a>
+          {held ? <a class="return button-link" href={`#/table/${tb.tableId}`}>{t("common.lobby.backToSeat")}</a>
             : open && !over ? (
-              <button type="button" class="join primary" data-table={t.tableId}
-                onClick={() => joinTable(t.tableId).catch((e) => onError(errorText(e)))}>Join</button>
+              <button type="button" class="join primary" data-table={tb.tableId}
+                onClick={() => joinTable(tb.tableId).catch((e) => onError(errorText(e)))}>{t("common.lobby.join")}</button>
             ) : null}
-          <a class="watch button-link" href={`#/table/${t.tableId}`}>{t.status === TableStatus.FINISHED ? "Replay" : "Watch"}</a>
+          <a class="watch button-link" href={`#/table/${tb.tableId}`}>{tb.status === TableStatus.FINISHED ? t("common.lobby.replay") : t("common.lobby.watch")}</a>
         </span>
       </footer>
     </article>
@@ -96,10 +93,10 @@ export function Lobby(): JSX.Element {
         });
         if (request !== asked.current || stop) return;
         setTables(reply.tables);
-        setTokens((t) => {
-          const kept = t.slice(0, page + 1);
+        setTokens((old) => {
+          const kept = old.slice(0, page + 1);
           if (reply.nextPageToken) kept.push(reply.nextPageToken);
-          return kept.length === t.length && kept.every((x, i) => x === t[i]) ? t : kept;
+          return kept.length === old.length && kept.every((x, i) => x === old[i]) ? old : kept;
         });
         setKnown(true);
       } catch (err) {
@@ -119,7 +116,7 @@ export function Lobby(): JSX.Element {
     };
   }, [gameFilter, statusFilter, page, tokens[page]]);
 
-  const titleOf = (g: string) => games.find((x) => x.name === g)?.title ?? g;
+  const titleOf = (g: string) => gameTitle(g, games.find((x) => x.name === g)?.title);
   const filter = (set: (v: string) => void) => (e: Event) => {
     set((e.target as HTMLSelectElement).value);
     setTokens([""]);
@@ -128,40 +125,41 @@ export function Lobby(): JSX.Element {
   return (
     <div class="lobby-page">
       <header class="lobby-header">
-        <h1>Croupier</h1>
+        <h1>{t("common.app.title")}</h1>
+        <LanguagePicker />
         <PlayerBar />
       </header>
       {error && <div class="error" role="alert" id="status">{error}</div>}
       <MyTables titleOf={titleOf} />
       {games.length > 0 && <PlayNow games={games} onError={setError} />}
       <section class="panel">
-        <h2>New table</h2>
+        <h2>{t("common.create.heading")}</h2>
         {games.length ? <CreateForm games={games} onError={setError} infoJson={(g) => toJson(GameInfoSchema, g) as JsonObject} />
-          : <p class="muted">Loading the games…</p>}
+          : <p class="muted">{t("common.lobby.loadingGames")}</p>}
       </section>
       <section class="panel">
-        <h2>Tables</h2>
+        <h2>{t("common.lobby.tables")}</h2>
         <div class="lobby-filters">
-          <label>Game <select id="filter-game" value={gameFilter} onChange={filter(setGameFilter)}>
-            <option value="">any</option>
-            {games.map((g) => <option key={g.name} value={g.name}>{g.title}</option>)}
+          <label>{t("common.lobby.game")} <select id="filter-game" value={gameFilter} onChange={filter(setGameFilter)}>
+            <option value="">{t("common.lobby.any")}</option>
+            {games.map((g) => <option key={g.name} value={g.name}>{titleOf(g.name)}</option>)}
           </select></label>
-          <label>Status <select id="filter-status" value={statusFilter} onChange={filter(setStatusFilter)}>
+          <label>{t("common.lobby.status")} <select id="filter-status" value={statusFilter} onChange={filter(setStatusFilter)}>
             {[TableStatus.UNSPECIFIED, TableStatus.WAITING, TableStatus.PLAYING, TableStatus.FINISHED, TableStatus.ABANDONED].map((s) => (
-              <option key={s} value={String(s)}>{s === TableStatus.UNSPECIFIED ? "any" : STATUS_WORDS[s]}</option>
+              <option key={s} value={String(s)}>{s === TableStatus.UNSPECIFIED ? t("common.lobby.any") : statusWords(s)}</option>
             ))}
           </select></label>
         </div>
         <div id="tables" class="table-cards">
-          {tables.map((t) => <TableCard key={t.tableId} t={t} title={titleOf(t.game)} me={me} onError={setError} />)}
-          {!tables.length && <p class="muted">No table here yet: create one above.</p>}
+          {tables.map((x) => <TableCard key={x.tableId} table={x} title={titleOf(x.game)} me={me} onError={setError} />)}
+          {!tables.length && <p class="muted">{t("common.lobby.noTables")}</p>}
         </div>
         <div class="lobby-pages">
           <button type="button" id="page-newer" class="secondary" disabled={!known || page === 0}
-            onClick={() => setPage(page - 1)}>← Newer</button>
-          <span id="page-number">page {page + 1}</span>
+            onClick={() => setPage(page - 1)}>{t("common.lobby.newer")}</button>
+          <span id="page-number">{t("common.lobby.page", { n: page + 1 })}</span>
           <button type="button" id="page-older" class="secondary" disabled={!known || page + 1 >= tokens.length}
-            onClick={() => setPage(page + 1)}>Older →</button>
+            onClick={() => setPage(page + 1)}>{t("common.lobby.older")}</button>
         </div>
       </section>
       <Ladder games={games} followGame={gameFilter} />

@@ -5,6 +5,8 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { MatchMode, type GameInfo } from "../gen/croupier/v1/croupier_pb";
+import { gameTitle, t } from "../i18n";
+import { rulesHref } from "../rules/href";
 import { SignInDialog } from "../players/SignIn";
 import { usePlayer } from "../players/session";
 
@@ -24,31 +26,33 @@ export function PlayNow({ games, onError }: { games: GameInfo[]; onError: (e: st
     }
   };
   const play = (game: string, mode: MatchMode) => (me ? void find(game, mode) : setAsking({ game, mode }));
-  const players = (g: GameInfo) => (g.minPlayers === g.maxPlayers ? `${g.minPlayers} players` : `${g.minPlayers}–${g.maxPlayers} players`);
+  const players = (g: GameInfo) => (g.minPlayers === g.maxPlayers ? t("common.lobby.playersCount", { n: g.minPlayers })
+    : t("common.lobby.playersRange", { min: g.minPlayers, max: g.maxPlayers }));
   return (
     <section class="panel play-now" id="play-now">
-      <h2>Play now</h2>
-      <p class="muted play-now-note">A table with other players as soon as they come; bots take the seats nobody takes.</p>
+      <h2>{t("common.playNow.heading")}</h2>
+      <p class="muted play-now-note">{t("common.playNow.note")}</p>
       <ul class="play-games">
         {games.map((g) => (
           <li key={g.name} class="play-game" data-game={g.name}>
             <div class="play-game-name">
-              <b>{g.title}</b>
-              <span class="muted">{players(g)} · <a href={`#/leaderboard/${g.name}`} class="board-link">leaderboard</a></span>
+              <b>{gameTitle(g.name, g.title)}</b>
+              <span class="muted">{players(g)} · <a href={`#/leaderboard/${g.name}`} class="board-link">{t("common.playNow.leaderboard")}</a>
+                {rulesHref(g.name) && <> · <a href={rulesHref(g.name)} class="board-link play-rules">{t("common.rules.link")}</a></>}</span>
             </div>
             <div class="play-game-buttons">
               <button type="button" class="primary play-quick" data-game={g.name} disabled={busy}
-                onClick={() => play(g.name, MatchMode.QUICK)}>Play now</button>
+                onClick={() => play(g.name, MatchMode.QUICK)}>{t("common.playNow.button")}</button>
               {me && (
                 <button type="button" class="secondary play-rated" data-game={g.name} disabled={busy}
-                  onClick={() => play(g.name, MatchMode.RATED)} title="players of close ratings; the result moves your rating">Rated</button>
+                  onClick={() => play(g.name, MatchMode.RATED)} title={t("common.playNow.ratedHint")}>{t("common.playNow.rated")}</button>
               )}
             </div>
           </li>
         ))}
       </ul>
       {asking && (
-        <SignInDialog why="Play now seats you at a table with other players, so the server needs to know who you are: a name is enough."
+        <SignInDialog why={t("common.playNow.why")}
           onCancel={() => setAsking(null)}
           onDone={() => { const a = asking; setAsking(null); void find(a.game, a.mode); }} />
       )}

@@ -5,6 +5,7 @@ import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import type { GameInfo, LeaderboardEntry } from "../gen/croupier/v1/croupier_pb";
+import { gameTitle, num, t } from "../i18n";
 import { PageHeader } from "./MatchPage";
 import { usePlayer } from "./session";
 
@@ -18,10 +19,10 @@ export function BoardTable({ entries, me, id }: { entries: LeaderboardEntry[]; m
         <thead>
           <tr>
             <th scope="col" class="num">#</th>
-            <th scope="col">Player</th>
-            <th scope="col" class="num" title="mu − 3 sigma: a cautious estimate that rises as a player proves themself">Rating</th>
-            <th scope="col" class="num skill" title="skill estimate ± its uncertainty">μ ± σ</th>
-            <th scope="col" class="num" title="rated games played">Games</th>
+            <th scope="col">{t("common.board.player")}</th>
+            <th scope="col" class="num" title={t("common.board.ratingHint")}>{t("common.rating.rating")}</th>
+            <th scope="col" class="num skill" title={t("common.rating.skillHint")}>μ ± σ</th>
+            <th scope="col" class="num" title={t("common.board.gamesHint")}>{t("common.board.games")}</th>
           </tr>
         </thead>
         <tbody>
@@ -30,13 +31,13 @@ export function BoardTable({ entries, me, id }: { entries: LeaderboardEntry[]; m
               class={`${e.rank <= 3 ? `podium podium-${e.rank}` : ""} ${e.playerId === me ? "me" : ""}`}>
               <td class="num"><span class="place">{e.rank}</span></td>
               <td class="entrant" title={e.name || e.playerId}>
-                {e.bot ? <>{e.name || e.playerId} <span class="badge bot">bot</span></>
+                {e.bot ? <>{e.name || e.playerId} <span class="badge bot">{t("common.badge.bot")}</span></>
                   : <a href={`#/profile/${encodeURIComponent(e.playerId)}`}>{e.name || e.playerId}</a>}
-                {e.playerId === me && <span class="badge you">you</span>}
+                {e.playerId === me && <span class="badge you">{t("common.badge.you")}</span>}
               </td>
-              <td class="num rating">{e.ordinal.toFixed(1)}</td>
-              <td class="num skill">{e.mu.toFixed(1)} ± {e.sigma.toFixed(1)}</td>
-              <td class="num matches">{e.games}</td>
+              <td class="num rating">{num(e.ordinal, 1)}</td>
+              <td class="num skill">{num(e.mu, 1)} ± {num(e.sigma, 1)}</td>
+              <td class="num matches">{num(e.games)}</td>
             </tr>
           ))}
         </tbody>
@@ -76,31 +77,31 @@ export function Leaderboard({ game }: { game: string }): JSX.Element {
     }
     return () => { stop = true; };
   }, [game, me?.playerId]);
-  const title = games.find((g) => g.name === game)?.title ?? game;
+  const title = gameTitle(game, games.find((g) => g.name === game)?.title);
   const mine = me?.playerId ?? "";
   const inTop = top?.some((e) => e.playerId === mine);
   return (
     <div class="page leaderboard-page" id="leaderboard" data-game={game}>
-      <PageHeader title="Leaderboard" />
+      <PageHeader title={t("common.board.heading")} />
       <section class="panel">
         <div class="ladder-head">
           <h2>{title}</h2>
-          <label>Game <select id="board-game" value={game}
+          <label>{t("common.lobby.game")} <select id="board-game" value={game}
             onChange={(e) => location.replace(`#/leaderboard/${(e.target as HTMLSelectElement).value}`)}>
-            {games.map((g) => <option key={g.name} value={g.name}>{g.title}</option>)}
+            {games.map((g) => <option key={g.name} value={g.name}>{gameTitle(g.name, g.title)}</option>)}
           </select></label>
         </div>
-        {error && <p class="ladder-error" role="alert">Could not load the leaderboard: {error}</p>}
-        {top === null && !error && <p class="muted">Loading…</p>}
-        {top !== null && !top.length && <p class="muted" id="board-empty">Nobody has played a rated game of {title} yet. Play one: “Rated” in the lobby.</p>}
+        {error && <p class="ladder-error" role="alert">{t("common.board.failed", { error })}</p>}
+        {top === null && !error && <p class="muted">{t("common.loading")}</p>}
+        {top !== null && !top.length && <p class="muted" id="board-empty">{t("common.board.empty", { game: title })}</p>}
         {top !== null && top.length > 0 && <BoardTable entries={top} me={mine} id="board-top" />}
-        <p class="ladder-note muted">{total > 0 ? `${total} rated players and bot levels · ` : ""}rating = μ − 3σ (OpenSkill), from rated games only; bot levels are rated on the same scale.</p>
+        <p class="ladder-note muted">{total > 0 ? `${t("common.board.total", { n: total })} · ` : ""}{t("common.board.note")}</p>
       </section>
       {me && around !== null && !inTop && (
         <section class="panel" id="board-around">
-          <h2>Around you</h2>
+          <h2>{t("common.board.around")}</h2>
           {around.length ? <BoardTable entries={around} me={mine} id="board-around-table" />
-            : <p class="muted">You have no rating in {title} yet: it comes with your first rated game.</p>}
+            : <p class="muted">{t("common.board.noRating", { game: title })}</p>}
         </section>
       )}
     </div>

@@ -8,6 +8,8 @@ import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText, joinTable } from "../api";
 import { MatchMode, TicketStatus, type Ticket } from "../gen/croupier/v1/croupier_pb";
+import { gameTitle, num, t } from "../i18n";
+import { LanguagePicker } from "../i18n/LanguagePicker";
 import { usePlayer } from "./session";
 
 const POLL_MS = 1000;
@@ -33,15 +35,15 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
     return () => window.clearInterval(t);
   }, []);
 
-  const take = async (t: Ticket) => {
+  const take = async (tk: Ticket) => {
     if (joined.current) return;
     joined.current = true;
     try {
-      await joinTable(t.tableId, t.seat, false);
-      location.replace(`#/table/${t.tableId}`);
+      await joinTable(tk.tableId, tk.seat, false);
+      location.replace(`#/table/${tk.tableId}`);
     } catch (err) {
       joined.current = false;
-      setError(`Matched, but the seat could not be taken: ${errorText(err)}`);
+      setError(t("common.match.seatFailed", { error: errorText(err) }));
     }
   };
 
@@ -90,7 +92,7 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
 
   const game = ticket?.game ?? "";
   useEffect(() => {
-    if (game) api.listGames({}).then((r) => setTitle(r.games.find((g) => g.name === game)?.title ?? game), () => {});
+    if (game) api.listGames({}).then((r) => setTitle(r.games.find((g) => g.name === game)?.title ?? game), () => setTitle(game));
   }, [game]);
 
   const cancel = async () => {
@@ -104,9 +106,9 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
       if (err instanceof ConnectError && err.code === Code.FailedPrecondition) {
         // matched meanwhile: the table is there, so go and sit down
         try {
-          const t = await api.getTicket({ ticketId });
-          setTicket(t);
-          if (t.status === TicketStatus.MATCHED) return void take(t);
+          const tk = await api.getTicket({ ticketId });
+          setTicket(tk);
+          if (tk.status === TicketStatus.MATCHED) return void take(tk);
           location.hash = "#/";
         } catch (again) {
           setError(errorText(again));
@@ -120,8 +122,8 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
   if (!me) {
     return (
       <div class="page match-page">
-        <PageHeader title="Play now" />
-        <section class="panel"><p>Sign in to play: the lobby asks your name.</p><a class="button-link" href="#/">Back to the lobby</a></section>
+        <PageHeader title={t("common.playNow.heading")} />
+        <section class="panel"><p>{t("common.match.signIn")}</p><a class="button-link" href="#/">{t("common.backToLobby")}</a></section>
       </div>
     );
   }
@@ -136,48 +138,50 @@ export function MatchPage({ ticketId }: { ticketId: string }): JSX.Element {
   const status = ticket ? TicketStatus[ticket.status] : "";
   return (
     <div class="page match-page">
-      <PageHeader title={title ? `Play now: ${title}` : "Play now"} />
+      <PageHeader title={title ? t("common.match.title", { game: gameTitle(game, title) }) : t("common.playNow.heading")} />
       <section class="panel waiting-panel" id="match" data-status={status} data-ticket={ticketId} aria-live="polite">
-        {!ticket && !error && <p class="muted">Asking the server…</p>}
+        {!ticket && !error && <p class="muted">{t("common.match.asking")}</p>}
         {ticket && (
           <>
-            <h2>{open ? "Looking for players…" : ticket.status === TicketStatus.MATCHED ? "Matched: taking your seat…"
-              : ticket.status === TicketStatus.CANCELLED ? "Cancelled" : "This search has expired"}</h2>
+            <h2>{open ? t("common.match.looking") : ticket.status === TicketStatus.MATCHED ? t("common.match.matched")
+              : ticket.status === TicketStatus.CANCELLED ? t("common.match.cancelled") : t("common.match.expired")}</h2>
             <div class="waited" id="waited" data-seconds={Math.floor(waited)}>
               <span class="waited-clock">{clock(waited)}</span>
-              <span class="muted">waited</span>
+              <span class="muted">{t("common.match.waited")}</span>
             </div>
             <div class="found" id="found" data-found={found} data-players={n}
-              aria-label={`${found} of ${n} players found`}>
+              aria-label={t("common.match.found", { found, n })}>
               {Array.from({ length: n }, (_, i) => (
-                <span key={i} class={`found-seat ${i < found ? "here" : ""}`} aria-hidden="true">{i === 0 ? "you" : i < found ? "✓" : "?"}</span>
+                <span key={i} class={`found-seat ${i < found ? "here" : ""}`} aria-hidden="true">{i === 0 ? t("common.badge.you") : i < found ? "✓" : "?"}</span>
               ))}
             </div>
-            <p class="found-words">{found} of {n} players found{rated ? ` · rated, near your rating (${ticket.rating.toFixed(1)})` : " · quick game"}</p>
+            <p class="found-words">{t("common.match.found", { found, n })} · {rated ? t("common.match.rated", { rating: num(ticket.rating, 1) }) : t("common.match.quick")}</p>
             {open && botsIn !== undefined && (
-              <p class="bots-at" id="bots-at">{botsIn > 0.5 ? `Bots take the empty seats in ${Math.ceil(botsIn)} s if nobody comes.`
-                : "Bots are taking the empty seats…"}</p>
+              <p class="bots-at" id="bots-at">{botsIn > 0.5 ? t("common.match.botsIn", { s: Math.ceil(botsIn) })
+                : t("common.match.botsNow")}</p>
             )}
           </>
         )}
         {error && <div class="error" role="alert">{error}</div>}
         <div class="action-row">
           {(open || !ticket) && (
-            <button type="button" id="cancel-match" class="secondary" disabled={leaving} onClick={() => void cancel()}>Cancel</button>
+            <button type="button" id="cancel-match" class="secondary" disabled={leaving} onClick={() => void cancel()}>{t("common.cancel")}</button>
           )}
-          {ticket && !open && ticket.status !== TicketStatus.MATCHED && <a class="button-link" href="#/">Back to the lobby</a>}
+          {ticket && !open && ticket.status !== TicketStatus.MATCHED && <a class="button-link" href="#/">{t("common.backToLobby")}</a>}
         </div>
       </section>
     </div>
   );
 }
 
-/** The header of the pages besides the lobby and the table: back to the lobby, the title. */
+/** The header of the pages besides the lobby and the table: back to the lobby, the title, the
+ * language. */
 export function PageHeader({ title }: { title: string }): JSX.Element {
   return (
     <header class="page-header">
-      <a href="#/" class="back" aria-label="back to the lobby">←&nbsp;<span class="back-word">Lobby</span></a>
+      <a href="#/" class="back" aria-label={t("common.backToLobby")}>←&nbsp;<span class="back-word">{t("common.lobby.heading")}</span></a>
       <h1>{title}</h1>
+      <LanguagePicker />
     </header>
   );
 }

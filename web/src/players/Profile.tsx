@@ -4,12 +4,9 @@ import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import type { GameProfile, Profile, RatingPoint } from "../gen/croupier/v1/croupier_pb";
+import { dateTime, gameTitle, list, num, t } from "../i18n";
 import { PageHeader } from "./MatchPage";
 import { usePlayer } from "./session";
-
-function day(unix: number): string {
-  return new Date(unix * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
 
 /** The rating (mu - 3 sigma) after each rated game, oldest first, as a line with its dots. */
 export function RatingLine({ points }: { points: RatingPoint[] }): JSX.Element {
@@ -26,17 +23,17 @@ export function RatingLine({ points }: { points: RatingPoint[] }): JSX.Element {
   const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.ordinal).toFixed(1)}`).join(" ");
   return (
     <figure class="rating-line">
-      <svg viewBox={`0 0 ${w} ${h}`} role="img" aria-label={`rating after each of ${points.length} rated games, from ${values[0].toFixed(1)} to ${values[values.length - 1].toFixed(1)}`}>
+      <svg viewBox={`0 0 ${w} ${h}`} role="img" aria-label={t("common.profile.lineLabel", { n: points.length, first: num(values[0], 1), last: num(values[values.length - 1], 1) })}>
         <line x1={pad} x2={w - pad} y1={y(hi)} y2={y(hi)} class="grid" />
         <line x1={pad} x2={w - pad} y1={y(lo)} y2={y(lo)} class="grid" />
         {points.length > 1 && <polyline points={line} class="line" />}
         {points.map((p, i) => (
           <circle key={p.tableId} cx={x(i)} cy={y(p.ordinal)} r={3.5} class={p.rank === 1 ? "dot won" : "dot"}>
-            <title>{`${day(p.time)}: ${p.ordinal.toFixed(1)} (place ${p.rank})`}</title>
+            <title>{t("common.profile.point", { when: dateTime(p.time), rating: num(p.ordinal, 1), place: p.rank })}</title>
           </circle>
         ))}
       </svg>
-      <figcaption class="muted">{hi.toFixed(1)} best · {lo.toFixed(1)} lowest · {points.length} rated game{points.length === 1 ? "" : "s"}</figcaption>
+      <figcaption class="muted">{t("common.profile.caption", { best: num(hi, 1), lowest: num(lo, 1), n: points.length })}</figcaption>
     </figure>
   );
 }
@@ -47,15 +44,15 @@ function GameCard({ g, title }: { g: GameProfile; title: string }): JSX.Element 
     <article class="profile-game" data-game={g.game}>
       <header>
         <h3>{title}</h3>
-        <a class="button-link small-link" href={`#/leaderboard/${g.game}`}>Leaderboard</a>
+        <a class="button-link small-link" href={`#/leaderboard/${g.game}`}>{t("common.board.heading")}</a>
       </header>
       <div class="profile-stats">
-        <div><span class="stat">{r ? r.ordinal.toFixed(1) : "–"}</span><span class="muted">rating</span></div>
-        <div><span class="stat">{r ? `#${r.rank}` : "–"}</span><span class="muted">place</span></div>
-        <div><span class="stat">{g.gamesPlayed}</span><span class="muted">played</span></div>
+        <div><span class="stat">{r ? num(r.ordinal, 1) : "–"}</span><span class="muted">{t("common.profile.rating")}</span></div>
+        <div><span class="stat">{r ? `#${num(r.rank)}` : "–"}</span><span class="muted">{t("common.profile.place")}</span></div>
+        <div><span class="stat">{num(g.gamesPlayed)}</span><span class="muted">{t("common.profile.played")}</span></div>
       </div>
-      {r && <p class="muted skill-line">μ {r.mu.toFixed(1)} ± σ {r.sigma.toFixed(1)} · {r.games} rated</p>}
-      {g.history.length > 0 ? <RatingLine points={g.history} /> : <p class="muted">No rated game yet.</p>}
+      {r && <p class="muted skill-line">μ {num(r.mu, 1)} ± σ {num(r.sigma, 1)} · {t("common.profile.ratedGames", { n: r.games })}</p>}
+      {g.history.length > 0 ? <RatingLine points={g.history} /> : <p class="muted">{t("common.profile.noRated")}</p>}
     </article>
   );
 }
@@ -76,8 +73,8 @@ export function ProfilePage({ playerId }: { playerId: string }): JSX.Element {
   if (own && !me) {
     return (
       <div class="page profile-page">
-        <PageHeader title="Profile" />
-        <section class="panel"><p>Sign in (in the lobby) to have a profile: ratings, history and your tables.</p></section>
+        <PageHeader title={t("common.profile.heading")} />
+        <section class="panel"><p>{t("common.profile.signIn")}</p></section>
       </div>
     );
   }
@@ -85,38 +82,38 @@ export function ProfilePage({ playerId }: { playerId: string }): JSX.Element {
   const games = (profile?.games ?? []).filter((g) => g.gamesPlayed > 0 || g.rating);
   return (
     <div class="page profile-page" id="profile" data-player={p?.playerId ?? ""}>
-      <PageHeader title={own ? "Your profile" : "Profile"} />
+      <PageHeader title={own ? t("common.profile.own") : t("common.profile.heading")} />
       {error && <div class="error" role="alert">{error}</div>}
-      {!profile && !error && <p class="muted loading">Loading…</p>}
+      {!profile && !error && <p class="muted loading">{t("common.loading")}</p>}
       {profile && (
         <>
           <section class="panel profile-head">
             <span class="avatar big" aria-hidden="true">{(p?.name ?? "?").slice(0, 1).toUpperCase()}</span>
             <div>
               <h2 id="profile-name">{p?.name}</h2>
-              <span class="muted">{p?.guest ? "guest player" : "player"}</span>
+              <span class="muted">{p?.guest ? t("common.profile.guest") : t("common.profile.player")}</span>
             </div>
           </section>
           <section class="panel">
-            <h2>Ratings</h2>
-            {games.length ? <div class="profile-games">{games.map((g) => <GameCard key={g.game} g={g} title={titles[g.game] ?? g.game} />)}</div>
-              : <p class="muted" id="no-games">No game played to the end yet.</p>}
+            <h2>{t("common.profile.ratings")}</h2>
+            {games.length ? <div class="profile-games">{games.map((g) => <GameCard key={g.game} g={g} title={gameTitle(g.game, titles[g.game])} />)}</div>
+              : <p class="muted" id="no-games">{t("common.profile.noGames")}</p>}
           </section>
           <section class="panel">
-            <h2>Recent tables</h2>
+            <h2>{t("common.profile.recent")}</h2>
             {profile.recent.length ? (
               <ul class="recent-tables" id="recent">
-                {profile.recent.map((t) => (
-                  <li key={t.tableId} data-table={t.tableId}>
-                    <a href={`#/table/${t.tableId}`}>
-                      <b>{titles[t.game] ?? t.game}</b>
-                      <span class="muted">{day(t.createdAt)}{t.rated ? " · rated" : ""}</span>
-                      <span class="recent-seats">{t.seats.map((s) => s.name || "?").join(", ")}</span>
+                {profile.recent.map((x) => (
+                  <li key={x.tableId} data-table={x.tableId}>
+                    <a href={`#/table/${x.tableId}`}>
+                      <b>{gameTitle(x.game, titles[x.game])}</b>
+                      <span class="muted">{dateTime(x.createdAt)}{x.rated ? ` · ${t("common.badge.rated")}` : ""}</span>
+                      <span class="recent-seats">{list(x.seats.map((s) => s.name || "?"))}</span>
                     </a>
                   </li>
                 ))}
               </ul>
-            ) : <p class="muted">No finished table yet.</p>}
+            ) : <p class="muted">{t("common.profile.noRecent")}</p>}
           </section>
         </>
       )}

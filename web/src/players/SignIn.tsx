@@ -5,6 +5,7 @@
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText, playerName, setPlayerName } from "../api";
+import { t } from "../i18n";
 import { Modal } from "../table/Dialogs";
 import type { Identity } from "./identity";
 import { signInAsGuest, signOut, usePlayer } from "./session";
@@ -20,7 +21,7 @@ export function SignInDialog({ why, onDone, onCancel }: {
   useEffect(() => void setTimeout(() => field.current?.focus(), 0), []);
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!name.trim()) return setError("Type the name the other players will see.");
+    if (!name.trim()) return setError(t("common.signIn.nameNeeded"));
     setBusy(true);
     setError("");
     try {
@@ -34,17 +35,17 @@ export function SignInDialog({ why, onDone, onCancel }: {
     }
   };
   return (
-    <Modal id="sign-in" title="Play as a guest" onClose={onCancel}>
+    <Modal id="sign-in" title={t("common.signIn.title")} onClose={onCancel}>
       {why && <p class="sign-in-why">{why}</p>}
       <form class="sign-in-form" onSubmit={submit}>
-        <label for="guest-name">Your name at the tables</label>
+        <label for="guest-name">{t("common.signIn.name")}</label>
         <input id="guest-name" ref={field} value={name} maxLength={40} autoComplete="nickname" required
           onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        <small class="muted">This browser remembers you: your tables, seats and ratings follow you until you sign out.</small>
+        <small class="muted">{t("common.signIn.remembered")}</small>
         {error && <div class="error" role="alert" id="sign-in-error">{error}</div>}
         <div class="action-row">
-          <button type="submit" id="sign-in-submit" class="primary" disabled={busy}>Sign in</button>
-          <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+          <button type="submit" id="sign-in-submit" class="primary" disabled={busy}>{t("common.signIn.submit")}</button>
+          <button type="button" class="secondary" onClick={onCancel}>{t("common.cancel")}</button>
         </div>
       </form>
     </Modal>
@@ -55,24 +56,26 @@ export function SignInDialog({ why, onDone, onCancel }: {
 export function PlayerBar(): JSX.Element {
   const { me, notice } = usePlayer();
   const [asking, setAsking] = useState(false);
-  const [name, setName] = useState(playerName());
+  // "guest" is the API's name for a player without one: shown as an empty field in any language
+  const [name, setName] = useState(playerName() === "guest" ? "" : playerName());
   if (me) {
     return (
       <div class="player-bar" id="player-bar" data-player={me.playerId}>
-        <a class="player-name" id="me" href="#/profile" title="your profile">
+        <a class="player-name" id="me" href="#/profile" title={t("common.profile.own")}>
           <span class="avatar" aria-hidden="true">{me.name.slice(0, 1).toUpperCase()}</span>
-          <span class="player-text"><b>{me.name}</b>{me.guest && <small> guest</small>}</span>
+          <span class="player-text"><b>{me.name}</b>{me.guest && <small> {t("common.signIn.guest")}</small>}</span>
         </a>
-        <button type="button" id="sign-out" class="header-button" onClick={signOut}>Sign out</button>
+        <button type="button" id="sign-out" class="header-button" onClick={signOut}>{t("common.signIn.signOut")}</button>
       </div>
     );
   }
   return (
     <div class="player-bar" id="player-bar">
-      <label class="name-field">Your name <input id="name" value={name} maxLength={40} autoComplete="nickname"
+      <label class="name-field">{t("common.signIn.yourName")} <input id="name" value={name} maxLength={40} autoComplete="nickname"
+        placeholder={t("common.signIn.namePlaceholder")}
         onInput={(e) => { const v = (e.target as HTMLInputElement).value; setName(v); setPlayerName(v); }} /></label>
-      <button type="button" id="sign-in" class="header-button" onClick={() => setAsking(true)}>Sign in</button>
-      {notice && <span class="sign-in-notice" role="status">{notice}</span>}
+      <button type="button" id="sign-in" class="header-button" onClick={() => setAsking(true)}>{t("common.signIn.submit")}</button>
+      {notice && <span class="sign-in-notice" role="status">{t(notice)}</span>}
       {asking && <SignInDialog onDone={() => setAsking(false)} onCancel={() => setAsking(false)} />}
     </div>
   );

@@ -9,7 +9,7 @@ import { forgetIdentity, rememberIdentity, storedIdentity, type Identity } from 
 export interface Session {
   checked: boolean;          // WhoAmI has answered (or could not be asked)
   me: Identity | null;
-  notice: string;            // why the player was signed out, if the server did it
+  notice: string;            // why the player was signed out (a catalogue key), if the server did it
 }
 
 let session: Session = { checked: false, me: storedIdentity(), notice: "" };
@@ -37,7 +37,8 @@ export function usePlayer(): Session {
   return session;
 }
 
-const REFUSED_NOTICE = "Your sign-in is no longer valid: sign in again.";
+// the notice is a key: it is put into words when shown, in the language of that moment
+const REFUSED_NOTICE = "common.signIn.refused";
 
 // the api's interceptor saw the server refuse the token; another tab signed in or out
 window.addEventListener(IDENTITY_REFUSED, () => set({ me: null, notice: REFUSED_NOTICE }));
