@@ -4,9 +4,8 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { t } from "../i18n";
-
-/** The rules page of a game (built by the rules area of the client). */
-export const rulesHref = (game: string): string => `#/rules/${game}`;
+import { LanguagePicker } from "../i18n/LanguagePicker";
+import { rulesHref } from "../rules/href";
 
 export function TableHeader({ title, game, progress, role, mine, canLeave, onLeave, panel, onPanel, sound, onSound }: {
   title: string; game: string; progress: string; role: JSX.Element; mine: string; canLeave: boolean; onLeave: () => void;
@@ -19,14 +18,16 @@ export function TableHeader({ title, game, progress, role, mine, canLeave, onLea
         <h1>{title}</h1>
         <span class="progress">{progress}</span>
       </div>
-      <a class="small-button rules-link" id="rules-link" href={rulesHref(game)} title={t("table.rules.title")}
-        aria-label={t("table.rules.title")}>?<span class="wide-only">&nbsp;{t("table.rules")}</span></a>
+      {rulesHref(game) && <a class="small-button rules-link" id="rules-link" href={rulesHref(game)} title={t("table.rules.title")}
+        aria-label={t("table.rules.title")}>?<span class="wide-only">&nbsp;{t("table.rules")}</span></a>}
       <div id="role" data-seat={mine}>
         {role}
         {canLeave && <button type="button" id="leave" class="small-button" onClick={onLeave}
           aria-label={t("table.leave.label")}>{t("table.leave")}</button>}
       </div>
       <div class="header-buttons">
+        {/* phones switch language in the lobby: the table's header has no room for it */}
+        <span class="wide-only"><LanguagePicker id="table-language" /></span>
         <button type="button" id="sound" class="small-button icon-button" aria-pressed={sound} onClick={() => onSound(!sound)}
           title={sound ? t("table.sound.on") : t("table.sound.off")} aria-label={sound ? t("table.sound.on") : t("table.sound.off")}>
           <SoundIcon on={sound} /></button>
