@@ -288,6 +288,10 @@ def test_a_move_refused_because_another_seat_moved_first(web_stack: ServerProces
             w.page.route("**/SubmitMove", lambda r: first_comes_another(r, other))
             version = client.view(tid).version
             w.page.click(f'button.out-of-turn[data-move="{mine}"]')
+            # an announcement asks once before it is sent
+            w.page.wait_for_selector("#call-dialog")
+            assert len(sent) == 0 and client.view(tid).version == version
+            w.page.click("#call-confirm")
             w.page.wait_for_selector("#notice")
             assert len(sent) == 1
             assert "moved first" in w.page.inner_text("#notice")

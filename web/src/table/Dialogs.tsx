@@ -106,3 +106,16 @@ export function LeaveDialog({ onLeave, onStay }: { onLeave: () => void; onStay: 
     </Modal>
   );
 }
+
+/** An announcement binds the party and cannot be taken back: asked once before it is sent. */
+export function CallDialog({ label, onCall, onCancel }: { label: string; onCall: () => void; onCancel: () => void }): JSX.Element {
+  return (
+    <Modal id="call-dialog" title={t("table.call.title")} onClose={onCancel}>
+      <p>{t("table.call.confirm", { call: label })}</p>
+      <div class="action-row">
+        <button type="button" id="call-confirm" class="primary" onClick={onCall}>{t("table.call.go", { call: label })}</button>
+        <button type="button" id="call-cancel" class="secondary" onClick={onCancel}>{t("table.call.cancel")}</button>
+      </div>
+    </Modal>
+  );
+}

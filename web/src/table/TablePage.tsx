@@ -18,7 +18,7 @@ import type { ClosedPlay, GameModule, SeatNote } from "../games/types";
 import { t } from "../i18n";
 import { EndReason, EventKind, SeatKind, TableStatus, type SeatInfo, type Table, type TableEvent, type TableView } from "../gen/croupier/v1/croupier_pb";
 import { GameOver } from "./GameOver";
-import { ChoiceDialog, DealSummaryDialog, LeaveDialog, SheetTable } from "./Dialogs";
+import { CallDialog, ChoiceDialog, DealSummaryDialog, LeaveDialog, SheetTable } from "./Dialogs";
 import { Hand } from "./Hand";
 import { matchSelection } from "./select";
 import { Seat, type Timer } from "./Seat";
@@ -133,6 +133,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
   const [overOpen, setOverOpen] = useState(true);
   const [asking, setAsking] = useState(false);
   const [anytimeOpen, setAnytimeOpen] = useState(false);
+  const [calling, setCalling] = useState<string | null>(null); // an announcement being confirmed
   // the player's own opt-in: end the turn when nothing else is left (kept by the browser)
   const [autoEnd, setAutoEnd] = useState(() => localStorage.getItem(AUTO_END_KEY) === "1");
   const [sound, setSound] = useState(() => localStorage.getItem(SOUND_KEY) === "1");
@@ -705,7 +706,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
                   ) : <span class="anytime-word">{t("table.anytime")}</span>}
                   {(anytime.length <= 2 || anytimeOpen) && anytime.map((m) => (
                     <button type="button" class="move out-of-turn" data-move={m} key={m}
-                      onClick={() => { setAnytimeOpen(false); void send(m); }}>{label(m)}</button>
+                      onClick={() => { setAnytimeOpen(false); setCalling(m); }}>{label(m)}</button>
                   ))}
                 </div>
               )}
@@ -781,6 +782,8 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
         <ChoiceDialog moves={choice} label={label} onCancel={() => setChoice(null)}
           onPick={(m) => { setChoice(null); void send(m); }} />
       )}
+      {calling && anytime.includes(calling) && <CallDialog label={label(calling)}
+        onCall={() => { const m = calling; setCalling(null); void send(m); }} onCancel={() => setCalling(null)} />}
       {asking && <LeaveDialog onLeave={() => void leave()} onStay={() => setAsking(false)} />}
       {isLive && summary && game && summaryGame !== undefined && !finished && (() => {
         const s = game.summary(summaryGame, summary.deal, names);
