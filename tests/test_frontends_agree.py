@@ -103,8 +103,9 @@ def test_the_web_table_and_croupier_watch_number_seats_alike(
                     "ss => ss.map(s => [s.dataset.seat, s.querySelector('.seat-name').textContent])")
                 return {int(seat): name for seat, name in names}
 
-            # open seats: the web's own words, with the seat's number
-            assert web_names() == {0: "Seat 0 (open)", 1: "Seat 1 (open)", 2: "Seat 2 (open)"}
+            # open seats: the seat's number, and an "open" badge beside it
+            assert web_names() == {0: "Seat 0", 1: "Seat 1", 2: "Seat 2"}
+            assert w.page.locator(".seat[data-seat] .badge.open").count() == 3
 
             watch = pexpect.spawn(
                 CROUPIER[0], [*CROUPIER[1:], "watch", tid, "--server", stack.address],
@@ -127,7 +128,8 @@ def test_the_web_table_and_croupier_watch_number_seats_alike(
                     watch.terminate(force=True)
             # the terminal's number for a seat is the API's, and so the web's above
             assert terminal == {2: "ann", 0: "player 0", 1: "cat"}
-            w.page.wait_for_selector(".seat[data-seat='0'] .seat-name:has-text('player 0')")
+            # the page draws the joins in their order, each held a moment: the last is seat 1's
+            w.page.wait_for_selector(".seat[data-seat='1'] .seat-name:has-text('cat')")
             assert web_names() == {0: "player 0", 1: "cat", 2: "ann"}
             w.check()
     finally:

@@ -1,4 +1,4 @@
-// Dou Dizhu: ranks only in the engine; the faces get suits by the rule of douDizhuSuits.ts, so
+// Dou Dizhu: ranks only in the engine; the faces get suits by the rule of douDizhu/suits.ts, so
 // that no card shows twice. Combinations are named as the rulebook names them before they are
 // played; a Hint cycles through the legal plays; the kitty's cards are marked in the
 // landlord's hand.
@@ -8,7 +8,7 @@ import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DouDizhuPhase, type DouDizhuView } from "../gen/croupier/v1/dou_dizhu_pb";
 import { t } from "../i18n";
 import { contains } from "../table/select";
-import { displaySuits, highFirst, shownCode } from "./douDizhuSuits";
+import { displaySuits, highFirst, shownCode } from "./douDizhu/suits";
 import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 

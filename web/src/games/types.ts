@@ -38,7 +38,7 @@ export interface DealSummary {
   scoreLabel: string;       // what those numbers are ("points", "penalty points"...)
 }
 
-/** Cards that lay on the felt and leave it together (a trick, a round of Dou Dizhu, Dobro's
+/** Cards that lay on the felt and leave it together (a trick, a round of a climbing game, a
  * pile): who had played what, and the seat that collects them (null: out of play). */
 export interface ClosedPlay { played: { seat: number; cards: string[] }[]; to: number | null }
 
@@ -104,7 +104,7 @@ export interface GameModule<G = unknown> {
    * `played` of `before` plus the move's `plan` cards and gives them to the next seat on turn
    * in `after` (the trick's winner in trick games). Return null where nothing was gathered. */
   closedPlay?(before: G, after: G, move: string, seat: number): ClosedPlay | null;
-  /** Cards that a move sent somewhere other than the felt in front of the mover (Dos: matched
+  /** Cards that a move sent somewhere other than the felt in front of the mover (a match
    * onto a centre card): the CSS selector of the element they fly to, else the mover's own
    * played place. */
   moveTarget?(move: string, after: G): string | undefined;

@@ -72,7 +72,7 @@ export function Hand({ cards, back, selected, onToggle, onPlay, enabled, play }:
   const live = play ? liveCards(play.game, play.g, play.legal, codes, picked, play.target) : null;
 
   const narrow = width < 640;
-  // a long hand (Dou Dizhu's 20) gets a smaller card on the desktop, so one row keeps every
+  // a long hand (20 cards and more) gets a smaller card on the desktop, so one row keeps every
   // index corner in view
   const cardW = narrow ? 62 : cards.length > 16 ? 80 : 92;
   const cardH = Math.round(cardW * 1.447);

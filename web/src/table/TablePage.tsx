@@ -388,7 +388,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
       }
     }
     playedKeys.current = keys;
-    // a game whose moves land elsewhere (Dos: onto a centre card) names the place
+    // a game whose moves land elsewhere (onto a centre card) names the place
     const moved = lastMove.current;
     const shownGame = live?.table ? gameModule(live.table.game, plain) : undefined;
     const after = shownGame?.unwrap(live?.view);
@@ -700,7 +700,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
               {anytime.length > 0 && (
                 <div class="action-row anytime" aria-label={t("table.anytime.label")}>
                   {anytime.length > 2 ? (
-                    // many calls (Doppelkopf's announcements): one button, apart from the hand's
+                    // many calls (announcements): one button, apart from the hand's
                     <button type="button" id="anytime-toggle" class="move out-of-turn" aria-expanded={anytimeOpen}
                       onClick={() => setAnytimeOpen(!anytimeOpen)}>{t("table.anytime.more", { n: anytime.length })}</button>
                   ) : <span class="anytime-word">{t("table.anytime")}</span>}

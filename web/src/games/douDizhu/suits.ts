@@ -9,8 +9,8 @@
 //      kitty cards where it holds one of that rank, else the next free suit.
 // The seat's own plays take its own copies of the rank, first to last; the hand keeps the rest.
 // The rule is documented in web/README.md.
-import type { Suit } from "../cards/faces";
-import type { DouDizhuView } from "../gen/croupier/v1/dou_dizhu_pb";
+import type { Suit } from "../../cards/faces";
+import type { DouDizhuView } from "../../gen/croupier/v1/dou_dizhu_pb";
 
 const ORDER = "3456789TJQKA2BR";
 const SUITS: Suit[] = ["s", "h", "c", "d"];
