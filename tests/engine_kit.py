@@ -292,13 +292,19 @@ REVEALED: dict[str, dict[str, Callable[[Any], Any]]] = {
 }
 
 
-def public_outcome(game: Game, state: Any, observer: int | None, deal: int) -> Any:
+def shuffle(game: Game, state: Any) -> tuple[int, int]:
+    """Which shuffle the cards in play come from: the deal, and the redeals within it (Dou
+    Dizhu deals again, from a fresh shuffle, when every seat passes)."""
+    return game.deal_number(state), getattr(state, "shuffles", 0)
+
+
+def public_outcome(game: Game, state: Any, observer: int | None, deal: tuple[int, int]) -> Any:
     """What `observer` sees of `state` after a move, less what the rules reveal (`REVEALED`):
     its view and who acts next. Once the deal is over, only that it is: its scoring shows
     the hidden cards (and so whether the match is over), and a new deal is a new shuffle."""
     from google.protobuf.json_format import MessageToDict
 
-    if game.is_over(state) or game.deal_number(state) != deal:
+    if game.is_over(state) or shuffle(game, state) != deal:
         # the deal's scores show its hidden cards (and so whether the match is over)
         return {"the deal is over": True}
     view = game.view(state, observer)
@@ -311,10 +317,10 @@ def public_outcome(game: Game, state: Any, observer: int | None, deal: int) -> A
     return shown
 
 
-def revealed(game: Game, state: Any, observer: int | None, deal: int) -> list[str]:
+def revealed(game: Game, state: Any, observer: int | None, deal: tuple[int, int]) -> list[str]:
     """The values of the fields the rules fill from hidden places (`REVEALED`), as `observer`
     sees them in `state` ([] once the deal is over)."""
-    if game.is_over(state) or game.deal_number(state) != deal:
+    if game.is_over(state) or shuffle(game, state) != deal:
         return []
     view = game.view(state, observer)
     return [str(getattr(view, name)) for name in REVEALED[game.info.name]]
@@ -333,7 +339,7 @@ def check_twins(game: Game, state: Any, mover: int, move: Any, rng: random.Rando
     one included, in which the move is legal. A difference means the engine's answer to the
     move (an automatic step: an ended turn, a forced move, a draw) depends on cards that seat
     cannot see, and so tells it something about them."""
-    deal = game.deal_number(state)
+    deal = shuffle(game, state)
     observers = [None, *(s for s in range(game.num_players(state)) if s != mover)]
     text = game.format_move(move)
     for observer in observers:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from croupier.v1 import dos_pb2 as pb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -435,6 +436,29 @@ def test_a_first_turn_can_empty_a_hand_when_a_bonus_card_widened_the_row() -> No
     # seat 0's five cards, then the two draws of seat 1's double colour matches: y5 from the
     # pile (g6 and g7 refilled the row) and the next card of the stacked deck, a b1
     assert h.hand_points == (8 + 8 + 10 + 10 + 8 + 5 + 1, 0)
+
+
+def test_the_hands_left_are_shown_to_every_seat_for_the_count() -> None:
+    # the others count their cards openly for the winner: every view shows them, once over
+    t = go_out_table()
+    before = [hand(t, s) for s in range(3)]
+    u = play(t, 0, "w2 on w2", "b10 on b10")
+    h = u.history[0]
+    assert h.hands == ("", before[1], before[2])
+    for seat in (0, 1, 2, None):
+        shown = GAME.view(u, seat).history[0]
+        assert list(shown.hands) == ["", before[1], before[2]]
+    again = GAME.decode(GAME.encode(u))
+    assert again.history == u.history
+
+
+def test_a_shown_hand_that_does_not_add_up_is_refused() -> None:
+    u = play(go_out_table(), 0, "w2 on w2", "b10 on b10")
+    msg = pb.DosState()
+    msg.ParseFromString(GAME.encode(u))
+    msg.history[0].hands[1] = "g5"  # not what seat 1's points say it held
+    with pytest.raises(ValueError, match="add up"):
+        GAME.decode(msg.SerializeToString())
 
 
 def test_wild_cards_left_in_hand_cost_20_and_40() -> None:

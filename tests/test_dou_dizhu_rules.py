@@ -31,6 +31,12 @@ def test_seed_worked_example_bid_2_one_bomb_no_spring() -> None:
     res = GAME.result(s)
     assert res.finished and res.last_deal == (8, -4, -4) and res.winners == (0,)
     assert s.history[-1].spring is False
+    # the cards left are laid down at the end, for every seat to see
+    left = s.history[-1].hands
+    assert left[0] == "" and len(left[1]) == 17 - 4 and len(left[2]) == 17 - 4 - 1
+    for seat in (0, 1, 2, None):
+        assert list(GAME.view(s, seat).history[-1].hands) == list(left)
+    assert GAME.decode(GAME.encode(s)).history == s.history
 
 
 def test_landlord_spring() -> None:

@@ -231,6 +231,17 @@ def deal_scores(game: str, view: pb.TableView, deal: int) -> list[int]:
     return list(h.change)
 
 
+def deal_hands(game: str, view: pb.TableView, deal: int) -> dict[int, str]:
+    """The hands a finished deal laid down (seat -> cards, ranks only for Dou Dizhu), as the
+    server's view shows them to every seat; empty for games that show none."""
+    if game not in ("dos", "dou_dizhu"):
+        return {}
+    h = getattr(view.view, game).history[deal]
+    if game == "dos":
+        return {s: " ".join(sorted(c.split())) for s, c in enumerate(h.hands) if c}
+    return {s: "".join(sorted(c)) for s, c in enumerate(h.hands) if c}
+
+
 @dataclass
 class Player:
     """Plays seat `seat` of a table in the page by clicking, checking each deal's summary."""
@@ -259,7 +270,15 @@ class Player:
     def check_summary(self, root: str) -> None:
         deal = int(self.page.get_attribute(f"{root} [data-deal]", "data-deal") or -1)
         shown = json.loads(self.page.get_attribute(f"{root} [data-deal] .summary-scores", "data-scores") or "[]")
-        assert shown == deal_scores(self.game, self.client.view(self.table_id), deal)
+        view = self.client.view(self.table_id)
+        assert shown == deal_scores(self.game, view, deal)
+        hands = self.page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll(
+            '{root} [data-deal] .shown-hand')].map(h => [h.dataset.seat, h.dataset.cards]))""")
+        if self.game == "dou_dizhu":  # the faces add suits to the engine's ranks
+            drawn = {int(s): "".join(sorted(c[0] for c in cards.split())) for s, cards in hands.items()}
+        else:
+            drawn = {int(s): " ".join(sorted(cards.split())) for s, cards in hands.items()}
+        assert drawn == deal_hands(self.game, view, deal), (drawn, deal)
         self.summaries += 1
 
     def check_drawn(self) -> None:

@@ -69,6 +69,8 @@ class RoundScore(NamedTuple):
     points: int
     blocked: bool
     hand_points: tuple[int, ...]
+    # the cards each seat held at the end: the others count them openly for the winner
+    hands: tuple[str, ...] = ()
 
 
 class DosState(SlotState):
@@ -358,7 +360,8 @@ def _end_turn(s: DosState, call: bool) -> None:
 def _end_round(s: DosState, winner: int, blocked: bool) -> None:
     hp = tuple(sum(POINTS[t] for t in h) for h in s.hands)
     points = sum(hp) - hp[winner]
-    s.history = s.history + (RoundScore(winner, points, blocked, hp),)
+    shown = tuple(codes(h) for h in s.hands)
+    s.history = s.history + (RoundScore(winner, points, blocked, hp, shown),)
     totals = list(s.totals)
     totals[winner] += points
     s.totals = tuple(totals)
@@ -787,7 +790,8 @@ def _fill_common(msg: pb.DosView | pb.DosState, state: DosState) -> None:
         add_matches(row_index=i, cards=codes(cards), target=CODES[state.row[i]], kind=kind)
     add_history = msg.history.add
     for h in state.history:
-        add_history(winner=h.winner, points=h.points, blocked=h.blocked, hand_points=h.hand_points)
+        add_history(winner=h.winner, points=h.points, blocked=h.blocked, hand_points=h.hand_points,
+                    hands=h.hands)
 
 
 def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:
@@ -825,10 +829,19 @@ def _restore_public(s: DosState, msg: pb.DosState | pb.DosView) -> None:
         raise ValueError("one total per player")
     s.totals = tuple(msg.totals)
     s.history = tuple(
-        RoundScore(h.winner, h.points, h.blocked, tuple(h.hand_points)) for h in msg.history
+        RoundScore(h.winner, h.points, h.blocked, tuple(h.hand_points), _shown(h.hands, n))
+        for h in msg.history
     )
     s.phase = msg.phase
     s._moves = None
+
+
+def _shown(hands: Sequence[str], n: int) -> tuple[str, ...]:
+    """A round's hands as shown at its end: one per seat, in the notation (or none, from
+    records of before they were kept)."""
+    if hands and len(hands) != n:
+        raise ValueError("one shown hand per player")
+    return tuple(codes(parse_cards(h)) for h in hands)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -853,6 +866,12 @@ def _check(s: DosState) -> None:
         raise ValueError("bad counters")
     if any(not 0 <= h.winner < n or len(h.hand_points) != n for h in s.history):
         raise ValueError("bad history")
+    for h in s.history:
+        if h.hands and any(
+            sum(POINTS[t] for t in parse_cards(cards)) != points
+            for cards, points in zip(h.hands, h.hand_points, strict=True)
+        ):
+            raise ValueError("a shown hand does not add up to its points")
     counts = [0] * N_TYPES
     for t in (
         [t for h in s.hands for t in h] + list(s.pile) + unpack(s.discards) + list(s.row)

@@ -57,6 +57,8 @@ class DealScore(NamedTuple):
     bombs: int
     spring: bool
     scores: tuple[int, int, int]
+    # the cards left in each hand at the end (ranks), laid down for all to see
+    hands: tuple[str, ...] = ()
 
 
 class DouDizhuState(SlotState):
@@ -382,6 +384,10 @@ class DouDizhu(Game[DouDizhuState, Move, pb.DouDizhuView]):
             _restore_public(s, msg)
         if s.phase not in (BIDDING, PLAYING, OVER):
             raise ValueError("not a Dou Dizhu state: bad phase")
+        if not -1 <= s.to_act < PLAYERS or (s.to_act == -1) != (s.phase == OVER):
+            raise ValueError("not a Dou Dizhu state: the seat to act is not a seat")
+        if any(len(d.scores) != PLAYERS or not 0 <= d.landlord < PLAYERS for d in s.history):
+            raise ValueError("not a Dou Dizhu state: a finished deal has three scores")
         return s
 
 
@@ -530,7 +536,8 @@ def _end_deal(s: DouDizhuState, winner: int) -> None:
     scores[landlord] = 2 * value * sign
     for f in farmers:
         scores[f] = -value * sign
-    s.history = s.history + (DealScore(landlord, s.bid, s.bombs, spring, tuple(scores)),)  # type: ignore[arg-type]
+    left = tuple(ranks_text(h) for h in s.hands)
+    s.history = s.history + (DealScore(landlord, s.bid, s.bombs, spring, tuple(scores), left),)  # type: ignore[arg-type]
     s.totals = tuple(t + d for t, d in zip(s.totals, scores, strict=True))  # type: ignore[assignment]
     s.deal_number += 1
     if s.deal_number >= s.deals:
@@ -557,7 +564,8 @@ def _fill_actions(msg: pb.DouDizhuView | pb.DouDizhuState, state: DouDizhuState)
         msg.MergeFromString(b"".join(parts))
     add = msg.history.add
     for d in state.history:
-        add(landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores)
+        add(landlord=d.landlord, bid=d.bid, bombs=d.bombs, spring=d.spring, scores=d.scores,
+            hands=d.hands)
 
 
 # per message type: the wire bytes of (seat, bid) bidding entries and (seat, Move) plays; each
@@ -594,7 +602,10 @@ def _bid_value(text: str) -> int:
 
 
 def _score_from_pb(d: pb.DouDizhuDealScore) -> DealScore:
-    return DealScore(d.landlord, d.bid, d.bombs, d.spring, tuple(d.scores))  # type: ignore[arg-type]
+    if d.hands and len(d.hands) != PLAYERS:
+        raise ValueError("a finished deal shows three hands")
+    hands = tuple(ranks_text(parse_ranks(h)) for h in d.hands)
+    return DealScore(d.landlord, d.bid, d.bombs, d.spring, tuple(d.scores), hands)  # type: ignore[arg-type]
 
 
 # --- determinization -------------------------------------------------------------------

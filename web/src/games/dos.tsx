@@ -182,6 +182,7 @@ export const dos: GameModule<DosView> = {
         t("games.dos.sumValues")],
       scores,
       scoreLabel: t("games.points"),
+      hands: h.hands.map((c, seat) => ({ seat, cards: cardsOf(c) })).filter((x) => x.cards.length),
     };
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => names.map((_, i) => (i === h.winner ? Number(h.points) : 0))), t("games.round")),

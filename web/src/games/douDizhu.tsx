@@ -8,7 +8,7 @@ import type { GameView } from "../gen/croupier/v1/croupier_pb";
 import { DouDizhuPhase, type DouDizhuView } from "../gen/croupier/v1/dou_dizhu_pb";
 import { t } from "../i18n";
 import { contains } from "../table/select";
-import { displaySuits, highFirst, shownCode } from "./douDizhu/suits";
+import { displaySuits, highFirst, shownCode, shownHands } from "./douDizhu/suits";
 import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
@@ -235,6 +235,7 @@ export const douDizhu: GameModule<DouDizhuView> = {
       lines,
       scores: h.scores.map(Number),
       scoreLabel: t("games.points"),
+      hands: shownHands(h.hands).map((cards, seat) => ({ seat, cards: cards.map(shownCode) })).filter((x) => x.cards.length),
     };
   },
   sheet: (g, names) => sumSheet(names, g.history.map((h) => h.scores.map(Number)), t("games.deal")),

@@ -36,6 +36,9 @@ export interface DealSummary {
   lines: string[];          // how the score came about
   scores: number[];         // per seat, as the game's view counts them
   scoreLabel: string;       // what those numbers are ("points", "penalty points"...)
+  /** the hands the rules lay down at the deal's end (codes as `face` reads them); a seat that
+   * went out has none and is left out */
+  hands?: { seat: number; cards: string[] }[];
 }
 
 /** Cards that lay on the felt and leave it together (a trick, a round of a climbing game, a

@@ -2,8 +2,10 @@
 // deal, the running score sheet and the final winner screen.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import type { Back, Face } from "../cards/faces";
 import type { DealSummary, ScoreSheet } from "../games/types";
 import { t } from "../i18n";
+import { CardRow } from "./bits";
 import { useSecondsLeft } from "./Chrome";
 
 export function Modal({ id, title, children, onClose, blocking = true }: {
@@ -55,11 +57,25 @@ export function SheetTable({ sheet }: { sheet: ScoreSheet }): JSX.Element {
   );
 }
 
-export function SummaryBody({ summary, names }: { summary: DealSummary; names: string[] }): JSX.Element {
+/** How a game draws its cards, for the hands a summary lays down. */
+export interface Faces { face: (code: string) => Face | null; back: Back }
+
+export function SummaryBody({ summary, names, faces }: { summary: DealSummary; names: string[]; faces?: Faces }): JSX.Element {
   return (
     <div class="summary">
       <p class="summary-title">{summary.title}</p>
       <ul class="summary-lines">{summary.lines.map((l, i) => <li key={i}>{l}</li>)}</ul>
+      {faces && !!summary.hands?.length && (
+        <div class="summary-hands" id="summary-hands">
+          <h3>{t("table.summary.hands")}</h3>
+          {summary.hands.map((h) => (
+            <div class="shown-hand" key={h.seat} data-seat={h.seat} data-cards={h.cards.join(" ")}>
+              <span class="played-by">{names[h.seat]}</span>
+              <CardRow cards={h.cards} face={faces.face} back={faces.back} small cls="played-cards" />
+            </div>
+          ))}
+        </div>
+      )}
       <table class="summary-scores" data-scores={JSON.stringify(summary.scores)}>
         <thead><tr><th /><th>{summary.scoreLabel}</th></tr></thead>
         <tbody>{names.map((n, i) => <tr key={i} data-seat={i}><td>{n}</td><td class="score">{summary.scores[i] > 0 && summary.scoreLabel === "points" ? `+${summary.scores[i]}` : summary.scores[i]}</td></tr>)}</tbody>
@@ -70,9 +86,9 @@ export function SummaryBody({ summary, names }: { summary: DealSummary; names: s
 
 /** The end of a deal: how it was scored, the sheet so far, and the next deal, which starts by
  * itself when the server's pause is over (`nextAt`, ms since the epoch; 0: no pause). */
-export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking, nextAt, felt }: {
+export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocking, nextAt, felt, faces }: {
   deal: number; summary: DealSummary; names: string[]; sheet: ScoreSheet; onClose: () => void; blocking: boolean; nextAt: number;
-  felt?: ComponentChildren;
+  felt?: ComponentChildren; faces?: Faces;
 }): JSX.Element {
   const left = useSecondsLeft(nextAt);
   const closeRef = useRef(onClose);
@@ -84,7 +100,7 @@ export function DealSummaryDialog({ deal, summary, names, sheet, onClose, blocki
     <Modal id="deal-summary" title={t("table.summary.title", { n: deal + 1 })} onClose={onClose} blocking={blocking}>
       <div data-deal={deal}>
         {felt && <><h3>{t("table.summary.felt")}</h3><div class="summary-felt" id="summary-felt">{felt}</div></>}
-        <SummaryBody summary={summary} names={names} />
+        <SummaryBody summary={summary} names={names} faces={faces} />
         <h3>{t("table.summary.sheet")}</h3>
         <SheetTable sheet={sheet} />
       </div>

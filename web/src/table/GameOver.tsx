@@ -75,7 +75,7 @@ export function GameOver<G>({ view, game, g, names, mine, open, onToggle, onErro
       {summary && (
         <div data-deal={last}>
           <h3>{t("table.over.lastDeal")}</h3>
-          <SummaryBody summary={summary} names={names} />
+          <SummaryBody summary={summary} names={names} faces={game} />
         </div>
       )}
       <h3>{t("table.summary.sheet")}</h3>

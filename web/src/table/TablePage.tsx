@@ -794,7 +794,7 @@ export function TablePage({ tableId, plain = false, seatLink }: { tableId: strin
         return (
           <DealSummaryDialog deal={summary.deal} summary={s} names={names} sheet={game.sheet(summaryGame, names)} blocking={!!mine}
             nextAt={summary.view.nextDealAt * 1000} onClose={closeSummary}
-            felt={lastFelt} />
+            felt={lastFelt} faces={game} />
         );
       })()}
       {isLive && finished && settled && game && g !== undefined && (

@@ -124,3 +124,15 @@ export function displaySuits(g: DouDizhuView): DisplaySuits {
 
 /** A shown card's code on the screen: "8h", "Ts", "B", "R". */
 export const shownCode = (c: ShownCard): string => `${c.rank}${c.suit}`;
+
+/** The hands laid down at a deal's end (ranks per seat), highest first: each copy of a rank
+ * takes the next free suit across the three hands, so no card shows twice among them. */
+export function shownHands(hands: string[]): ShownCard[][] {
+  const used = new Map<string, number>();
+  return hands.map((h) => highFirst([...h]).map((rank) => {
+    if (rank === "B" || rank === "R") return { rank, suit: "" };
+    const k = used.get(rank) ?? 0;
+    used.set(rank, k + 1);
+    return { rank, suit: SUITS[k % SUITS.length] };
+  }));
+}
