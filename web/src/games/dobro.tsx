@@ -7,7 +7,7 @@ import type { Back, Face } from "../cards/faces";
 import { H, W } from "../cards/Card";
 import { CardRow, CentreLine, Info } from "../table/bits";
 import type { GameView } from "../gen/croupier/v1/croupier_pb";
-import type { DobroView } from "../gen/croupier/v1/dobro_pb";
+import type { DobroAction, DobroView } from "../gen/croupier/v1/dobro_pb";
 import { sumSheet } from "./sheet";
 import type { GameModule, SeatNote } from "./types";
 
@@ -78,6 +78,30 @@ function label(m: string, names: string[]): string {
   return t("games.dobro.move.single", { v: Number(m) });
 }
 
+/** What the last move says aloud, in the player's language, from the move's own fields (the
+ * server's `announcement` is its English text for logs and terminals). */
+export function announce(last: DobroAction | undefined, names: string[]): string {
+  if (!last || last.seat < 0) return "";
+  const m = last.move;
+  const v = last.value;
+  const name = names[last.seat] ?? "";
+  let text: string;
+  if (m === "pass") text = t("games.dobro.say.pass", { name, n: last.cards });
+  else if (m === "skip") text = t("games.dobro.say.skip", { name, v });
+  else if (m === "reverse") text = t("games.dobro.say.reverse", { name, v });
+  else if (m === "draw") text = t("games.dobro.say.draw", { name, n: last.cards });
+  else if (m === "end") text = last.cards ? t("games.dobro.say.forgot", { name, n: last.cards }) : t("games.dobro.say.end", { name });
+  else if (m.startsWith("call ")) {
+    text = t("games.dobro.say.call", { name, other: names[Number(m.slice(5))] ?? m.slice(5), n: last.cards });
+  } else {
+    const what = m.startsWith("JJ:") ? t("games.dobro.say.twoJokers", { name, v: Number(m.slice(3)) })
+      : m.startsWith("J:") ? t("games.dobro.say.joker", { name, v: Number(m.slice(2)) })
+        : m.startsWith("J+") ? t("games.dobro.say.jokerPair", { name, v: Number(m.slice(2)) }) : t("games.dobro.say.plain", { name });
+    text = `${what} ${last.dobro ? t("games.dobro.say.dobro", { v }) : t("games.dobro.say.value", { v })}`;
+  }
+  return last.endedRound ? `${text} ${t("games.dobro.say.roundOver")}` : text;
+}
+
 export const dobro: GameModule<DobroView> = {
   name: "dobro",
   back: BACK,
@@ -118,7 +142,7 @@ export const dobro: GameModule<DobroView> = {
         {g.auctionCards ? <CardRow cards={g.auctionCards.split(" ")} face={face} back={BACK} small cls="auction" />
           : <span class="muted">{t("games.dobro.emptyAuction", { name: g.turn >= 0 ? names[g.turn] : "—" })}</span>}
       </Info>
-      {g.announcement && <div class="announcement" role="status">{g.announcement}</div>}
+      {g.last && g.last.seat >= 0 && <div class="announcement" role="status">{announce(g.last, names)}</div>}
       <CentreLine label={t("games.dobro.drawPile")}>{t("games.dobro.pileLine", { n: g.drawPile, aside: g.setAside })}
         {g.manualDraw ? ` · ${t("games.dobro.oubliWhere", { name: g.oubli >= 0 ? names[g.oubli] : "" , centre: g.oubli >= 0 ? "no" : "yes" })}` : ""}</CentreLine>
       <Legend words={[{ word: t("games.dobro.dobroWord"), text: t("games.dobro.dobroExplained") },
