@@ -15,6 +15,9 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 # tables are spread over this many hash slots when the URL does not say (`buckets=`)
@@ -24,6 +27,11 @@ DEFAULT_CLUSTER_BUCKETS = 16
 CLUSTER_CONNECTIONS = 1000
 # query settings passed on to the client, as numbers of seconds
 _TIMEOUTS = ("socket_timeout", "socket_connect_timeout")
+# what a store call meets while Redis cannot answer: a node gone or unreachable, and on a
+# cluster also a failover under way (CLUSTERDOWN, TRYAGAIN, a slot no primary serves yet)
+OUTAGES: tuple[type[Exception], ...] = (
+    RedisConnectionError, RedisTimeoutError, ClusterError, TryAgainError, RedisClusterException,
+)
 
 
 def is_cluster(url: str) -> bool:

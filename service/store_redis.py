@@ -54,9 +54,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException, RedisError, WatchError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, WatchError
 
 from common.logging import get_logger
 from service.model import (
@@ -84,7 +82,13 @@ from service.model import (
 from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
-from service.redis_cluster import DEFAULT_CLUSTER_BUCKETS, cluster_client, is_cluster, node_options
+from service.redis_cluster import (
+    DEFAULT_CLUSTER_BUCKETS,
+    OUTAGES,
+    cluster_client,
+    is_cluster,
+    node_options,
+)
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -102,6 +106,9 @@ Redis = aioredis.Redis | RedisCluster
 
 DEFAULT_PREFIX = "croupier:"
 MAX_BUCKETS = 1024
+# how long a cluster write waits for its replicas by default (`wait_ms=`) before it is
+# acknowledged anyway (a replica down must not stall every move)
+WAIT_MS = 500
 POOL_CONNECTIONS = 64
 POOL_WAIT_SECONDS = 10.0
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
@@ -253,7 +260,8 @@ def parse_url(url: str) -> tuple[str, str, float]:
         raise ValueError(f"retention must be a number of seconds, got {raw!r}") from None
     if retention < 0:
         raise ValueError("retention may not be negative")
-    query.pop("buckets", None)  # the store's own setting (`buckets_of`), not redis-py's
+    for own in ("buckets", "wait", "wait_ms"):  # the store's own settings, not redis-py's
+        query.pop(own, None)
     rest = urlencode({k: v[-1] for k, v in query.items()})
     # written out rather than urlunsplit, which drops the // of a URL without a host
     # (unix:///path -> unix:/path), a form redis-py 8 refuses
@@ -269,6 +277,16 @@ def buckets_of(url: str) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_BUCKETS:
         raise ValueError(f"buckets must be a whole number from 1 to {MAX_BUCKETS}, got {raw!r}")
     return int(raw)
+
+
+def wait_of(url: str) -> tuple[int, int]:
+    """(replicas a cluster write waits for, for at most how many ms) from `wait=` and
+    `wait_ms=` (none unless asked: a cluster without replicas would wait out every write)."""
+    query = parse_qs(urlsplit(url).query)
+    raw, ms = query.get("wait", ["0"])[-1], query.get("wait_ms", [str(WAIT_MS)])[-1]
+    if not raw.isdigit() or not ms.isdigit():
+        raise ValueError(f"wait and wait_ms must be whole numbers, got {raw!r} and {ms!r}")
+    return int(raw), int(ms)
 
 
 def open_client(url: str) -> Redis:
@@ -298,7 +316,7 @@ def _reachable() -> Iterator[None]:
     """Redis connection failures and timeouts as StoreUnavailable (UNAVAILABLE to clients)."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as e:
+    except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
 
 
@@ -504,6 +522,7 @@ class RedisStore(RedisPlayers, Store):
         self.retention = url_retention if retention is None else retention
         self.cluster = is_cluster(self._url)
         self.buckets = buckets_of(url) if buckets is None else buckets
+        self._wait, self._wait_ms = wait_of(url) if self.cluster else (0, 0)
         self._redis: Redis = open_client(self._url)
         self._script = self._redis.register_script(COMMIT_LUA)
         self._touch = self._redis.register_script(TOUCH_LUA)
@@ -675,7 +694,10 @@ class RedisStore(RedisPlayers, Store):
         for player in players_of(record):
             keys += self.player_keys(player, b.base)
         with _reachable():
-            result = await self._script(keys=keys, args=args)
+            if self._wait:
+                result = await self._script_then_wait(keys, args)
+            else:
+                result = await self._script(keys=keys, args=args)
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
         if outcome == "ok":
             return
@@ -687,6 +709,27 @@ class RedisStore(RedisPlayers, Store):
             raise VersionConflict(f"a person came back to table {record.table_id}")
         found = result[1].decode() if isinstance(result[1], bytes) else result[1]
         raise VersionConflict(f"table {record.table_id} is at version {found}, not {expected}")
+
+    async def _script_then_wait(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """COMMIT_LUA, then WAIT for the replicas on the same connection (the only one whose
+        writes WAIT counts): a write is acknowledged once it is on a replica too, so a primary
+        killed at once loses none that a client was told of (unless the wait timed out)."""
+        assert isinstance(self._redis, RedisCluster)
+        await self._redis.initialize()
+        for _ in range(2):
+            # one pipeline, both commands to the slot's primary: one connection, in order
+            node = self._redis.get_node_from_key(keys[0])
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.evalsha(self._script.sha, len(keys), *keys, *args)
+                pipe.execute_command("WAIT", self._wait, self._wait_ms, target_nodes=node)
+                result, _ = await pipe.execute(raise_on_error=False)
+            if isinstance(result, NoScriptError):  # a primary new since (a failover)
+                await self._redis.script_load(COMMIT_LUA)
+                continue
+            if isinstance(result, Exception):
+                raise result
+            return result
+        raise NoScriptError("the commit script could not be loaded")
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -763,16 +806,16 @@ class RedisStore(RedisPlayers, Store):
         top = "+inf" if flt.after is None else flt.after[0]
         page = LIST_PAGE if len(keys) == 1 else max(LIST_PAGE // len(keys), MIN_BUCKET_PAGE)
         found: _Records = []
-        ids: _Strings = []
+        batch: _Strings = []
         async for _, table_id in self.newest(keys, top, page):
-            ids.append(table_id)
-            if len(ids) >= LIST_PAGE:
-                found.extend(await self._pick(ids, flt, sort=False))
-                ids = []
+            batch.append(table_id)
+            if len(batch) >= LIST_PAGE:
+                found.extend(await self._pick(batch, flt, sort=False))
+                batch = []
                 if len(found) >= flt.limit:
                     break
-        if ids and len(found) < flt.limit:
-            found.extend(await self._pick(ids, flt, sort=False))
+        if batch and len(found) < flt.limit:
+            found.extend(await self._pick(batch, flt, sort=False))
         return found[: flt.limit]
 
     async def newest(

@@ -22,11 +22,9 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from service.model import TableRecord
 from service.player_index import belongs
+from service.redis_cluster import OUTAGES
 from service.store import StoreUnavailable
 
 # ids read per round from a player's set of open tables while a listing fills its page
@@ -71,7 +69,7 @@ def _reachable() -> Iterator[None]:
     """As service.store_redis's: connection failures are StoreUnavailable."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as e:
+    except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
 
 
