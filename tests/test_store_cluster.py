@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from croupier.v1 import croupier_pb2 as pb
@@ -28,6 +30,7 @@ from tests.support import Client, ServerProcess, run_async
 
 pytestmark = pytest.mark.e2e
 
+T = TypeVar("T")
 TABLES = 48
 BUCKETS = 16
 
@@ -38,12 +41,12 @@ def own_cluster() -> Iterator[PrivateCluster]:
     yield from cluster_fixture()
 
 
-async def _retrying(what: object, tries: int = 200) -> object:
+async def _retrying(what: Callable[[], Awaitable[T]], tries: int = 200) -> T:
     """Awaits a store call made by `what()` again while the store is unavailable (a failover
     under way), as a client retrying UNAVAILABLE does."""
     for _ in range(tries):
         try:
-            return await what()  # type: ignore[operator]
+            return await what()
         except StoreUnavailable:
             await asyncio.sleep(0.1)
     raise AssertionError("the store stayed unavailable")
@@ -86,8 +89,9 @@ async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCl
                     except VersionConflict:
                         # landed, though the reply was lost in the failover: on at the stored
                         # version (what was acked stays what the check counts)
-                        stored = await _retrying(lambda t=t: store.get(t))
-                        acked[t] = stored.version  # type: ignore[attr-defined]
+                        stored = await _retrying(partial(store.get, t))
+                        assert stored is not None
+                        acked[t] = stored.version
                 await asyncio.sleep(0)
 
         writers = [asyncio.ensure_future(play(ids[k::4])) for k in range(4)]
@@ -110,7 +114,7 @@ async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCl
 
         # every acknowledged write is there, events and all
         for t in ids:
-            stored = await _retrying(lambda t=t: store.get(t))
+            stored = await _retrying(partial(store.get, t))
             assert stored is not None and stored.version >= acked[t], t
             versions = [e.version for e in await store.events_after(t, 0)]
             assert versions == list(range(1, stored.version + 1)), t
