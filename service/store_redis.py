@@ -1,42 +1,68 @@
-"""Redis store: what several server replicas share.
+"""Redis store: what several server replicas share, on one Redis or a Redis Cluster.
 
-URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS). Every key
-starts with the prefix, so several deployments (or test runs) can share one Redis.
+URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS), or on a
+cluster `redis+cluster://host:port,host:port/?prefix=croupier:&buckets=16&wait=1`
+(`service.redis_cluster`). Every key starts with the prefix, so several deployments (or test
+runs) can share one Redis.
+
+Buckets and hash tags. A cluster runs a script, a MULTI/EXEC or a multi-key XREAD only on keys
+of one hash slot, and a key's slot is the hash of its first `{...}` (its hash tag). Tables are
+spread over `buckets` (`buckets=`; 16 on a cluster, 1 on a plain Redis unless asked): a table's
+bucket is the CRC-32 of its id modulo that count, and every key of bucket k is `<prefix>{bk}...`
+(`<tag>` below). So a table's write script still touches only keys of one slot: its record and
+events, its bucket's lobby indexes and its players' sets of that bucket, and every
+compare-and-set stays one atomic step. What spans tables reads every bucket and merges
+(pipelined): the listings (newest first: a merge of the buckets' sorted sets, in ZREVRANGE's
+order), the players' tables, the bots' and rounds' indexes, the counts. Waiting for changes
+takes one reader per bucket on a cluster (below). The alternatives were worse: one slot for
+all the indexes would put every write on one primary (no sharding of writes); indexes kept
+apart from the records would need two writes per move and lose the atomic step; per-table
+slots with a separate index write would let a crash between the two leave a table unlisted.
+Buckets keep the atomic step and still spread writes over the primaries. A plain Redis with
+one bucket has no tag (`<tag>` empty): its keys stay those of the layout before buckets.
 
 Layout, per table `<id>`:
-- `<prefix>t:<id>`: a hash, the record (the engine state as bytes in one field).
-- `<prefix>e:<id>`: a Stream, the event log; the entry id of version v is `0-v`, so
+- `<prefix><tag>t:<id>`: a hash, the record (the engine state as bytes in one field).
+- `<prefix><tag>e:<id>`: a Stream, the event log; the entry id of version v is `0-v`, so
   "events after v" is one XRANGE from `0-(v+1)`, and a blocking XREAD from `0-v` wakes on the
   next event whichever replica wrote it.
-- Lobby indexes, sorted sets of table ids: `idx:created` and `idx:game:<game>` (score:
-  created_at), `idx:status:<status>` (created_at), `idx:bot_open` (bot_open_at) and
-  `idx:fill_due` (fill_due_at), so ListTables and "tables waiting for a bot" read a range of
-  one index instead of scanning every table. `idx:idle:waiting` and `idx:idle:playing`
-  (score: seen_at) hold the watched open tables, for the round that closes abandoned ones.
+- Lobby indexes of the bucket, sorted sets of table ids: `<tag>idx:created` and
+  `<tag>idx:game:<game>` (score: created_at), `<tag>idx:status:<status>` (created_at),
+  `<tag>idx:bot_open` (bot_open_at) and `<tag>idx:fill_due` (fill_due_at), so ListTables and
+  "tables waiting for a bot" read a range of each bucket's index instead of scanning every
+  table. `<tag>idx:idle:waiting` and `<tag>idx:idle:playing` (score: seen_at) hold the watched
+  open tables, for the round that closes abandoned ones; `<tag>idx:timed`, `<tag>idx:paused`
+  serve the timer and pacing rounds; `<tag>idx:games` names the games with an index.
 - A person's presence (`touch`) is a script of its own: it raises the record's `seen_at` and
   its score in the idle index, never the version.
-- Players' tables (a sorted set per player, written by the record's own script) and seats'
-  presence (a hash per table): `service.store_redis_players`.
-- Ladders (never expire): `lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as JSON;
-  `lad:m:<ladder>`, a hash match id -> the rated match as JSON; `lad:t`, a hash table id ->
-  the match id it was rated under. A rating is one WATCH/MULTI/EXEC over the three: of two
-  replicas racing to rate one match, the second's EXEC fails, it reads again and finds the
-  match rated. Rated tables of people add their history and names in the same EXEC
-  (`service.rating_history_redis`).
+- Players' tables (sorted sets per player and bucket, written by the record's own script) and
+  seats' presence (a hash per table): `service.store_redis_players`.
+- Ladders (never expire), in one slot of their own on a cluster (`<lt>` = `{lad}` there, empty
+  on a plain Redis): `<prefix><lt>lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as
+  JSON; `<prefix><lt>lad:m:<ladder>`, a hash match id -> the rated match as JSON;
+  `<prefix><lt>lad:t`, a hash table id -> the match id it was rated under. A rating is one
+  WATCH/MULTI/EXEC over the three: of two replicas racing to rate one match, the second's EXEC
+  fails, it reads again and finds the match rated. Rated tables of people add their history and
+  names in the same EXEC (`service.rating_history_redis`, keys under the same `<lt>`).
 
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
 set, EXPIRE its record and stream. Bot-seat claims need nothing more: JoinTable commits with the
-version it read, so of two racing joins of one seat exactly one lands.
+version it read, so of two racing joins of one seat exactly one lands. On a cluster with
+`wait=N`, the script is followed by WAIT on the same connection: the write is acknowledged once
+N replicas have it (or after `wait_ms`), so a failover loses no acknowledged write.
 
 Ids of expired tables stay in the indexes until a listing meets them and drops them.
 
-Waiting for a change: one reader task per store holds a dedicated connection blocked in one
-XREAD over the streams of every table some stream subscriber waits on, and wakes those waiters
-when their table's stream moves. A subscriber for a table not yet in the XREAD unblocks the
-reader (CLIENT UNBLOCK, through the ordinary pool) so that it blocks again with the new key
-set. One connection per replica whatever the number of subscribers, rather than one blocked
-connection per subscriber.
+Waiting for a change: one reader task holds a dedicated connection blocked in one XREAD over
+the streams of every table some stream subscriber waits on, and wakes those waiters when their
+table's stream moves; on a plain Redis one reader per store, on a cluster one per bucket with
+waiters (a multi-key XREAD must stay in one slot), each connected to its bucket's primary and
+reconnecting to the new one after a failover. A subscriber for a table not yet in the XREAD
+unblocks the reader (CLIENT UNBLOCK, through the ordinary pool, on a cluster sent to that
+node) so that it blocks again with the new key set. One connection per replica (per bucket on
+a cluster) whatever the number of subscribers, rather than one blocked connection per
+subscriber.
 """
 
 from __future__ import annotations
