@@ -181,3 +181,35 @@ def test_servers_on_a_cluster_create_play_and_list(
             c.close()
         a.stop()
         b.stop()
+
+
+@run_async
+async def test_what_lives_beside_the_tables_works_on_a_cluster(
+    redis_cluster: PrivateCluster,
+) -> None:
+    """The move rate limit (the `limits` library's cluster storage), stream places and tables
+    per client (SharedCounts) and the guest key, shared by two replicas through the cluster."""
+    from limits.aio.strategies import MovingWindowRateLimiter
+
+    from service.guest_keys import shared_in_redis
+    from service.limits import SharedCounts, rate_item
+
+    url = f"{redis_cluster.url}?prefix=beside:{random.getrandbits(32)}:"
+    a, b = SharedCounts(url), SharedCounts(url)
+    stores = [RedisStore(url), RedisStore(url)]
+    try:
+        rate = rate_item("3/minute")
+        limiters = [MovingWindowRateLimiter(c.rate_storage()) for c in (a, b)]
+        hits = [await limiters[i % 2].hit(rate, "seat-1") for i in range(5)]
+        assert hits == [True, True, True, False, False]  # one window across both replicas
+        assert await a.take_stream("t1", 1) is not None
+        assert await b.take_stream("t1", 1) is None
+        await a.add_table("client-1", "t1")
+        assert await b.tables_of("client-1") == ["t1"]
+        keys = [await shared_in_redis(s) for s in stores]
+        assert keys[0].signing[0] == keys[1].signing[0]  # the same key, made once
+    finally:
+        for c in (a, b):
+            await c.close()
+        for s in stores:
+            await s.close()
