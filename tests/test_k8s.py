@@ -472,11 +472,11 @@ def test_server_manifest_matches_the_server(
             # pods of the cluster's StatefulSet by their stable names, on its Redis port
             sts, governing = redis["metadata"]["name"], redis["spec"]["serviceName"]
             assert find(docs, "Service", governing)["spec"]["clusterIP"] == "None"
-            for host, port in cluster_nodes(url):
-                node, _, svc = host.partition(".")
-                assert svc == governing and node.startswith(f"{sts}-")
+            for host, node_port in cluster_nodes(url):
+                node, _, under = host.partition(".")
+                assert under == governing and node.startswith(f"{sts}-")
                 assert int(node.rsplit("-", 1)[1]) < redis["spec"]["replicas"]
-                assert port == port_named(container(redis, "redis"), "redis")
+                assert node_port == port_named(container(redis, "redis"), "redis")
             password = node_options(url)["password"]
         else:
             assert parts.scheme == "redis"
