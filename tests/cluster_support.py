@@ -49,6 +49,8 @@ class PrivateCluster:
                 "--cluster-port", str(self.bus[port]),
                 "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--save", "",
                 "--appendonly", "no", "--daemonize", "no", "--logfile", str(d / "redis.log"),
+                # a replica's full sync starts at once (Redis waits 5 s for more by default)
+                "--repl-diskless-sync-delay", "0",
             ],  # fmt: skip
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
@@ -151,6 +153,13 @@ class PrivateCluster:
                 time.sleep(0.2)
         self.wait_ok(timeout)
         return replica
+
+    def rejoin(self, port: int, primary: int, timeout: float = 30.0) -> None:
+        """Starts a killed node again (its nodes.conf kept): it comes back as a replica of the
+        node that took its place; returns once that one has it in sync."""
+        self._start_node(port)
+        self._wait(lambda: self._up(port) and self.info(port).get("master_link_status") == "up"
+                   and self.info(primary).get("connected_slaves") == 1, timeout)
 
     def stop(self) -> None:
         for proc in self.procs.values():

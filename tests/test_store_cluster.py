@@ -1,7 +1,8 @@
 """The Redis store on a Redis Cluster of its own (three primaries, a replica each).
 
 A soak: tables spread over buckets land on every primary; writers play them while one
-primary is killed (SIGKILL) and its replica takes over; afterwards every acknowledged write is
+primary is killed (SIGKILL), its replica takes over and the killed node rejoins as a replica;
+afterwards every acknowledged write is
 there (the store WAITs for a replica before it acknowledges), the listings are complete, a
 waiter on the failed shard's stream is woken again, and play goes on. Then real `croupier
 serve` replicas on the cluster URL: tables created, played and listed through them, a
@@ -98,8 +99,11 @@ async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCl
         await asyncio.sleep(1.0)
         # a waiter on the victim's shard, through another store's reader
         t0 = on_victim[0]
-        await asyncio.to_thread(own_cluster.fail_over, victim)
-        await asyncio.sleep(1.0)  # writers go on against the new primary
+        promoted = await asyncio.to_thread(own_cluster.fail_over, victim)
+        await asyncio.sleep(0.5)  # writers go on against the new primary, without a replica
+        # the killed node comes back as the new primary's replica: writes wait on it again
+        await asyncio.to_thread(own_cluster.rejoin, victim, promoted)
+        await asyncio.sleep(0.5)
         stop.set()
         await asyncio.gather(*writers)
 
