@@ -6,7 +6,8 @@ afterwards every acknowledged write is
 there (the store WAITs for a replica before it acknowledges), the listings are complete, a
 waiter on the failed shard's stream is woken again, and play goes on. Then real `croupier
 serve` replicas on the cluster URL: tables created, played and listed through them, a
-spectator on the other replica following by its stream reader.
+spectator on the other replica following by its stream reader. And the parts beside the
+tables (rate limits, stream places, the guest key) and a bucket's reader widening its XREAD.
 """
 
 from __future__ import annotations
@@ -217,3 +218,35 @@ async def test_what_lives_beside_the_tables_works_on_a_cluster(
             await c.close()
         for s in stores:
             await s.close()
+
+
+@run_async
+async def test_a_bucket_reader_widens_its_xread_at_once(redis_cluster: PrivateCluster) -> None:
+    """Two tables of one bucket share its reader: a waiter on the second one unblocks the
+    XREAD in flight (CLIENT UNBLOCK sent to the bucket's node), which reads for both well
+    before its block would have ended by itself."""
+    from service.store_redis import READER_BLOCK_MS
+    from tests.store_support import reader_covers, seed_table
+
+    url = f"{redis_cluster.url}?prefix=widen:{random.getrandbits(32)}:"
+    a, b = RedisStore(url), RedisStore(url)
+    try:
+        first = "x0"
+        second = next(f"x{i}" for i in range(1, 1000) if b.bucket(f"x{i}") == b.bucket(first))
+        for t in (first, second):
+            await seed_table(a, t)
+        keeper = asyncio.ensure_future(b.wait_for_change(first, 1, HOUR))
+        await reader_covers(b, {first: 1})
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        other = asyncio.ensure_future(b.wait_for_change(second, 1, HOUR))
+        await reader_covers(b, {first: 1, second: 1})
+        assert loop.time() - started < READER_BLOCK_MS / 1000 / 2
+        assert b.reader_of(first) is b.reader_of(second)
+        await a.commit(record(second, version=2), [event(second, 2)], 1)
+        await woken(other, "the waiter on the second table")
+        assert not keeper.done()
+        keeper.cancel()
+    finally:
+        await a.close()
+        await b.close()
