@@ -57,7 +57,9 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         "--store",
         default=defaults.store,
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
-        "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
+        "(shared by replicas; finished tables expire after S seconds), "
+        "'redis+cluster://host:port,host:port/[?prefix=P&buckets=N]' (a Redis Cluster) "
+        "or 'memory' (tests only: "
         "lost on exit); a password in it is never logged nor shown (env CROUPIER_STORE; "
         f"default {_shown(defaults.store)})",
     )

@@ -108,7 +108,7 @@ def file_beside(db_path: str) -> GuestKeys:
 
 async def shared_in_redis(store: RedisStore) -> GuestKeys:
     """The key kept in the store's Redis (under its prefix), set once by the first replica."""
-    from redis.exceptions import RedisError
+    from redis.exceptions import RedisClusterException, RedisError
 
     from service.store import StoreUnavailable
 
@@ -116,7 +116,7 @@ async def shared_in_redis(store: RedisStore) -> GuestKeys:
     try:
         await store.client.set(name, pem(Ed25519PrivateKey.generate()), nx=True)
         text = await store.client.get(name)
-    except (RedisError, OSError) as e:
+    except (RedisError, RedisClusterException, OSError) as e:
         raise StoreUnavailable(f"guest keys: {type(e).__name__}") from None
     return GuestKeys.from_pem(text.decode() if isinstance(text, bytes) else str(text), "Redis")
 

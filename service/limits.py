@@ -24,15 +24,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as aioredis
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from service.model import TableRecord
 from service.reasons import Reason
+from service.redis_cluster import is_cluster, limits_url
 from service.store import StoreUnavailable
 from service.tables import Code, TableError
 
@@ -190,7 +190,7 @@ class Guard:
         """A Redis that cannot be reached is the store's outage too: UNAVAILABLE."""
         try:
             yield
-        except (RedisError, StorageError, OSError) as e:
+        except (RedisError, RedisClusterException, StorageError, OSError) as e:
             raise StoreUnavailable(f"the limits' Redis cannot be reached: {e}") from None
 
 
@@ -232,14 +232,14 @@ class SharedCounts:
         clock: Callable[[], float] = time.time,
         renew_every: float | None = None,
     ) -> None:
-        from service.store_redis import connection_options, parse_url
+        from service.store_redis import connection_options, open_client, parse_url
 
         self.url, self.prefix, _ = parse_url(url)
         self.lease_seconds = lease_seconds
         self.clock = clock
         self.renew_every = lease_seconds / 3 if renew_every is None else renew_every
         self._options = connection_options()  # as the store's: fresh after a Redis restart
-        self._redis = aioredis.Redis.from_url(self.url, **self._options)
+        self._redis = open_client(self.url)
         self._take = self._redis.register_script(TAKE_STREAM_LUA)
         self._leases: dict[str, str] = {}  # lease id -> table id, this server's open streams
         self._server = secrets.token_hex(6)
@@ -247,6 +247,11 @@ class SharedCounts:
         self._renewer: asyncio.Task[None] | None = None
 
     def rate_storage(self) -> Any:
+        if is_cluster(self.url):
+            return RedisClusterStorage(
+                limits_url(self.url), implementation="redispy",
+                key_prefix=f"{self.prefix}limits", **self._options,
+            )
         scheme, rest = self.url.split("://", 1)
         return RedisStorage(
             f"async+{scheme}://{rest}", implementation="redispy",
@@ -304,4 +309,6 @@ class SharedCounts:
     async def close(self) -> None:
         if self._renewer is not None:
             self._renewer.cancel()
-        await self._redis.aclose()
+        from service.store_redis import close_client
+
+        await close_client(self._redis)

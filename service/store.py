@@ -195,8 +195,9 @@ class Store(ABC):
 
 
 def open_store(url: str) -> Store:
-    """A store from its URL: `memory`, `sqlite:<path>` (created if absent) or
-    `redis://host:port/db[?prefix=...&retention=seconds]`."""
+    """A store from its URL: `memory`, `sqlite:<path>` (created if absent),
+    `redis://host:port/db[?prefix=...&retention=seconds]` or, on a Redis Cluster,
+    `redis+cluster://host:port,host:port/[?prefix=...&buckets=n]`."""
     if url == "memory":
         from service.store_memory import MemoryStore
 
@@ -206,11 +207,12 @@ def open_store(url: str) -> Store:
 
         path = url.removeprefix("sqlite:").removeprefix("//") or "./var/croupier.db"
         return SQLiteStore(path)
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    if url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://",
+                       "rediss+cluster://")):
         from service.store_redis import RedisStore
 
         return RedisStore(url)
     raise ValueError(
         f"unknown store {masked(url)!r}; use 'memory', 'sqlite:<path>' or "
-        "'redis://host:port/db'"
+        "'redis://host:port/db' or 'redis+cluster://host:port,host:port/'"
     )

@@ -1,42 +1,68 @@
-"""Redis store: what several server replicas share.
+"""Redis store: what several server replicas share, on one Redis or a Redis Cluster.
 
-URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS). Every key
-starts with the prefix, so several deployments (or test runs) can share one Redis.
+URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS), or on a
+cluster `redis+cluster://host:port,host:port/?prefix=croupier:&buckets=16&wait=1`
+(`service.redis_cluster`). Every key starts with the prefix, so several deployments (or test
+runs) can share one Redis.
+
+Buckets and hash tags. A cluster runs a script, a MULTI/EXEC or a multi-key XREAD only on keys
+of one hash slot, and a key's slot is the hash of its first `{...}` (its hash tag). Tables are
+spread over `buckets` (`buckets=`; 16 on a cluster, 1 on a plain Redis unless asked): a table's
+bucket is the CRC-32 of its id modulo that count, and every key of bucket k is `<prefix>{bk}...`
+(`<tag>` below). So a table's write script still touches only keys of one slot: its record and
+events, its bucket's lobby indexes and its players' sets of that bucket, and every
+compare-and-set stays one atomic step. What spans tables reads every bucket and merges
+(pipelined): the listings (newest first: a merge of the buckets' sorted sets, in ZREVRANGE's
+order), the players' tables, the bots' and rounds' indexes, the counts. Waiting for changes
+takes one reader per bucket on a cluster (below). The alternatives were worse: one slot for
+all the indexes would put every write on one primary (no sharding of writes); indexes kept
+apart from the records would need two writes per move and lose the atomic step; per-table
+slots with a separate index write would let a crash between the two leave a table unlisted.
+Buckets keep the atomic step and still spread writes over the primaries. A plain Redis with
+one bucket has no tag (`<tag>` empty): its keys stay those of the layout before buckets.
 
 Layout, per table `<id>`:
-- `<prefix>t:<id>`: a hash, the record (the engine state as bytes in one field).
-- `<prefix>e:<id>`: a Stream, the event log; the entry id of version v is `0-v`, so
+- `<prefix><tag>t:<id>`: a hash, the record (the engine state as bytes in one field).
+- `<prefix><tag>e:<id>`: a Stream, the event log; the entry id of version v is `0-v`, so
   "events after v" is one XRANGE from `0-(v+1)`, and a blocking XREAD from `0-v` wakes on the
   next event whichever replica wrote it.
-- Lobby indexes, sorted sets of table ids: `idx:created` and `idx:game:<game>` (score:
-  created_at), `idx:status:<status>` (created_at), `idx:bot_open` (bot_open_at) and
-  `idx:fill_due` (fill_due_at), so ListTables and "tables waiting for a bot" read a range of
-  one index instead of scanning every table. `idx:idle:waiting` and `idx:idle:playing`
-  (score: seen_at) hold the watched open tables, for the round that closes abandoned ones.
+- Lobby indexes of the bucket, sorted sets of table ids: `<tag>idx:created` and
+  `<tag>idx:game:<game>` (score: created_at), `<tag>idx:status:<status>` (created_at),
+  `<tag>idx:bot_open` (bot_open_at) and `<tag>idx:fill_due` (fill_due_at), so ListTables and
+  "tables waiting for a bot" read a range of each bucket's index instead of scanning every
+  table. `<tag>idx:idle:waiting` and `<tag>idx:idle:playing` (score: seen_at) hold the watched
+  open tables, for the round that closes abandoned ones; `<tag>idx:timed`, `<tag>idx:paused`
+  serve the timer and pacing rounds; `<tag>idx:games` names the games with an index.
 - A person's presence (`touch`) is a script of its own: it raises the record's `seen_at` and
   its score in the idle index, never the version.
-- Players' tables (a sorted set per player, written by the record's own script) and seats'
-  presence (a hash per table): `service.store_redis_players`.
-- Ladders (never expire): `lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as JSON;
-  `lad:m:<ladder>`, a hash match id -> the rated match as JSON; `lad:t`, a hash table id ->
-  the match id it was rated under. A rating is one WATCH/MULTI/EXEC over the three: of two
-  replicas racing to rate one match, the second's EXEC fails, it reads again and finds the
-  match rated. Rated tables of people add their history and names in the same EXEC
-  (`service.rating_history_redis`).
+- Players' tables (sorted sets per player and bucket, written by the record's own script) and
+  seats' presence (a hash per table): `service.store_redis_players`.
+- Ladders (never expire), in one slot of their own on a cluster (`<lt>` = `{lad}` there, empty
+  on a plain Redis): `<prefix><lt>lad:r:<ladder>`, a hash `<game>/<entrant>` -> the rating as
+  JSON; `<prefix><lt>lad:m:<ladder>`, a hash match id -> the rated match as JSON;
+  `<prefix><lt>lad:t`, a hash table id -> the match id it was rated under. A rating is one
+  WATCH/MULTI/EXEC over the three: of two replicas racing to rate one match, the second's EXEC
+  fails, it reads again and finds the match rated. Rated tables of people add their history and
+  names in the same EXEC (`service.rating_history_redis`, keys under the same `<lt>`).
 
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
 set, EXPIRE its record and stream. Bot-seat claims need nothing more: JoinTable commits with the
-version it read, so of two racing joins of one seat exactly one lands.
+version it read, so of two racing joins of one seat exactly one lands. On a cluster with
+`wait=N`, the script is followed by WAIT on the same connection: the write is acknowledged once
+N replicas have it (or after `wait_ms`), so a failover loses no acknowledged write.
 
 Ids of expired tables stay in the indexes until a listing meets them and drops them.
 
-Waiting for a change: one reader task per store holds a dedicated connection blocked in one
-XREAD over the streams of every table some stream subscriber waits on, and wakes those waiters
-when their table's stream moves. A subscriber for a table not yet in the XREAD unblocks the
-reader (CLIENT UNBLOCK, through the ordinary pool) so that it blocks again with the new key
-set. One connection per replica whatever the number of subscribers, rather than one blocked
-connection per subscriber.
+Waiting for a change: one reader task holds a dedicated connection blocked in one XREAD over
+the streams of every table some stream subscriber waits on, and wakes those waiters when their
+table's stream moves; on a plain Redis one reader per store, on a cluster one per bucket with
+waiters (a multi-key XREAD must stay in one slot), each connected to its bucket's primary and
+reconnecting to the new one after a failover. A subscriber for a table not yet in the XREAD
+unblocks the reader (CLIENT UNBLOCK, through the ordinary pool, on a cluster sent to that
+node) so that it blocks again with the new key set. One connection per replica (per bucket on
+a cluster) whatever the number of subscribers, rather than one blocked connection per
+subscriber.
 """
 
 from __future__ import annotations
@@ -46,14 +72,15 @@ import contextlib
 import json
 import math
 import time
-from collections.abc import Iterator, Sequence
+import zlib
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, WatchError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, WatchError
 
 from common.logging import get_logger
 from service.model import (
@@ -81,6 +108,13 @@ from service.model import (
 from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
+from service.redis_cluster import (
+    DEFAULT_CLUSTER_BUCKETS,
+    OUTAGES,
+    cluster_client,
+    is_cluster,
+    node_options,
+)
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -94,7 +128,15 @@ from service.store import (
 )
 from service.store_redis_players import PLAYERS_LUA, RedisPlayers
 
+Redis = aioredis.Redis | RedisCluster
+
 DEFAULT_PREFIX = "croupier:"
+MAX_BUCKETS = 1024
+# how long a cluster write waits for its replicas by default (`wait_ms=`) before it is
+# acknowledged anyway (a replica down must not stall every move)
+WAIT_MS = 500
+POOL_CONNECTIONS = 64
+POOL_WAIT_SECONDS = 10.0
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
 READER_BLOCK_MS = 5000
 # the reader's socket timeout (s): beyond its XREAD's block, or a read timed out on the client
@@ -125,6 +167,8 @@ def connection_options() -> dict[str, Any]:
     return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
 # ids read from an index per round while a filtered listing fills its page
 LIST_PAGE = 200
+# ids read per bucket and round when the buckets' indexes are merged
+MIN_BUCKET_PAGE = 32
 
 # KEYS: record, stream, idx:created, idx:bot_open, idx:fill_due, idx:status:waiting,
 #       idx:status:playing, idx:status:finished, idx:game:<game>, idx:games, idx:timed,
@@ -242,6 +286,8 @@ def parse_url(url: str) -> tuple[str, str, float]:
         raise ValueError(f"retention must be a number of seconds, got {raw!r}") from None
     if retention < 0:
         raise ValueError("retention may not be negative")
+    for own in ("buckets", "wait", "wait_ms"):  # the store's own settings, not redis-py's
+        query.pop(own, None)
     rest = urlencode({k: v[-1] for k, v in query.items()})
     # written out rather than urlunsplit, which drops the // of a URL without a host
     # (unix:///path -> unix:/path), a form redis-py 8 refuses
@@ -249,13 +295,59 @@ def parse_url(url: str) -> tuple[str, str, float]:
     return url, prefix, retention
 
 
+def buckets_of(url: str) -> int:
+    """How many buckets the store's tables are spread over (`buckets=`; a plain Redis: 1)."""
+    raw = parse_qs(urlsplit(url).query).get("buckets", [""])[-1]
+    if not raw:
+        return DEFAULT_CLUSTER_BUCKETS if is_cluster(url) else 1
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_BUCKETS:
+        raise ValueError(f"buckets must be a whole number from 1 to {MAX_BUCKETS}, got {raw!r}")
+    return int(raw)
+
+
+def wait_of(url: str) -> tuple[int, int]:
+    """(replicas a cluster write waits for, for at most how many ms) from `wait=` and
+    `wait_ms=` (none unless asked: a cluster without replicas would wait out every write)."""
+    query = parse_qs(urlsplit(url).query)
+    raw, ms = query.get("wait", ["0"])[-1], query.get("wait_ms", [str(WAIT_MS)])[-1]
+    if not raw.isdigit() or not ms.isdigit():
+        raise ValueError(f"wait and wait_ms must be whole numbers, got {raw!r} and {ms!r}")
+    return int(raw), int(ms)
+
+
+def open_client(url: str) -> Redis:
+    """The store's client for a URL parse_url returned: a cluster's, or a blocking pool's.
+
+    A blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free connection
+    instead of failing (redis-py 8's default pool refuses the 101st at once, which turned 100
+    busy tables into UNAVAILABLE answers)."""
+    if is_cluster(url):
+        return cluster_client(url, **connection_options())
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS, **connection_options()
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+async def close_client(client: Redis) -> None:
+    """Closes a client of open_client and its connections."""
+    if isinstance(client, RedisCluster):
+        await client.aclose()
+    else:
+        await client.aclose(close_connection_pool=True)
+
+
 @contextlib.contextmanager
 def _reachable() -> Iterator[None]:
     """Redis connection failures and timeouts as StoreUnavailable (UNAVAILABLE to clients)."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as e:
+    except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _num(value: float | None) -> str:
@@ -263,14 +355,17 @@ def _num(value: float | None) -> str:
 
 
 class _Reader:
-    """One blocked XREAD over every watched stream, fanning wake-ups out to the waiters."""
+    """One blocked XREAD over the watched streams of its part of the store (all of it on a
+    plain Redis, one bucket on a cluster), fanning wake-ups out to the waiters."""
 
-    def __init__(self, store: RedisStore) -> None:
+    def __init__(self, store: RedisStore, bucket: int | None = None) -> None:
         self._store = store
+        self._bucket = bucket  # on a cluster: the bucket whose streams it reads
         # table id -> {future: the version its waiter has seen}
         self._waiters: dict[str, dict[asyncio.Future[None], int]] = {}
         self._task: asyncio.Task[None] | None = None
         self._conn: aioredis.Redis | None = None
+        self._node: Any = None  # on a cluster: the node the connection is to
         self._client_id: int | None = None
         self._reading: dict[str, int] = {}  # table -> version the XREAD in flight reads after
         # when the reader lost Redis, until it has it again (kept across reader tasks: a task
@@ -307,8 +402,13 @@ class _Reader:
                     del self._waiters[table_id]
 
     async def _unblock(self, client_id: int) -> None:
-        with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
-            await self._store._redis.client_unblock(client_id)
+        with contextlib.suppress(RedisError, RedisClusterException):
+            if self._node is None:
+                await self._store._redis.client_unblock(client_id)
+            else:  # the node the reader's connection is to, through the cluster's pool
+                await self._store._redis.execute_command(
+                    "CLIENT UNBLOCK", client_id, target_nodes=self._node
+                )
 
     def _streams(self) -> dict[str, int]:
         """Table -> the lowest version a waiter still waiting on it has seen."""
@@ -319,16 +419,41 @@ class _Reader:
                 out[table_id] = min(pending)
         return out
 
-    async def _run(self) -> None:
+    async def _connect(self) -> aioredis.Redis:
         if self._conn is None:
-            self._conn = self._store._new_connection(socket_timeout=READER_SOCKET_TIMEOUT)
-        conn = self._conn
-        prefix_len = len(self._store._stream_key(""))
+            if self._bucket is None:
+                self._conn = self._store._new_connection(socket_timeout=READER_SOCKET_TIMEOUT)
+            else:
+                # a connection of its own to the primary of the bucket's slot, asked of the
+                # cluster client each time (a failover moves it)
+                await self._store._redis.initialize()  # at once when it already is
+                node = self._store._redis.get_node_from_key(self._store._keys[self._bucket].created)
+                self._node = node
+                self._conn = aioredis.Redis(
+                    host=node.host, port=node.port, single_connection_client=True,
+                    **{**node_options(self._store._url), "socket_timeout": READER_SOCKET_TIMEOUT},
+                    **connection_options(),
+                )
+        return self._conn
+
+    async def _drop(self) -> None:
+        """After an error on a cluster: a new connection next time, to the slot's primary as
+        the cluster client then knows it (a command of its own on the slot makes it look)."""
+        if self._bucket is None or self._conn is None:
+            return
+        conn, self._conn, self._node = self._conn, None, None
+        with contextlib.suppress(Exception):
+            await conn.aclose()
+        with contextlib.suppress(RedisError, RedisClusterException):
+            await self._store._redis.exists(self._store._keys[self._bucket].created)
+
+    async def _run(self) -> None:
         while True:
             reading = self._streams()
             if not reading:
                 return
             try:
+                conn = await self._connect()
                 if self._client_id is None:
                     self._client_id = int(await conn.client_id())
                     if self._lost is not None:
@@ -337,27 +462,29 @@ class _Reader:
                         self._lost = None
                     continue  # waiters came or went meanwhile: read the key set again
                 self._reading = reading
+                keys = {self._store._stream_key(t): t for t in reading}
                 found = await conn.xread(
-                    {self._store._stream_key(t): f"0-{v}" for t, v in reading.items()},
+                    {key: f"0-{reading[t]}" for key, t in keys.items()},
                     count=1,
                     block=READER_BLOCK_MS,
                 )
-            except RedisError as e:
-                # Redis gone (killed, restarting, loading its data) or an unexpected reply:
-                # the connection reconnects on the next command, as another client (hence a new
-                # client id); waiters fall back on their own timeouts meanwhile
+            except (RedisError, RedisClusterException) as e:
+                # Redis gone (killed, restarting, loading its data, a failover) or an
+                # unexpected reply: the connection reconnects on the next command, as another
+                # client (hence a new client id); waiters fall back on their own timeouts
                 if self._lost is None:
                     self._lost = time.monotonic()
                     log.warning("stream_reader_lost_redis", error=f"{type(e).__name__}: {e}")
                 self._client_id = None
                 self._reading = {}
+                await self._drop()
                 await asyncio.sleep(READER_RETRY_SECONDS)
                 continue
             self._reading = {}
             for key, entries in found or ():
                 if not entries:
                     continue
-                table_id = (key.decode() if isinstance(key, bytes) else key)[prefix_len:]
+                table_id = keys[key.decode() if isinstance(key, bytes) else key]
                 entry_id = entries[-1][0]
                 if isinstance(entry_id, bytes):
                     entry_id = entry_id.decode()
@@ -381,47 +508,63 @@ class _Reader:
             self._conn = None
 
 
-POOL_CONNECTIONS = 64
-POOL_WAIT_SECONDS = 10.0
-
-
 _Records = list[TableRecord]  # spelt out here: inside the store, `list` is its listing method
 _Strings = list[str]
 _Ids = list[bytes]
+_Scored = list[tuple[float, str]]
+
+
+class _BucketKeys:
+    """The lobby indexes of one bucket (every name under the bucket's hash tag)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base  # prefix and hash tag
+        self.created = f"{base}idx:created"
+        self.bot_open = f"{base}idx:bot_open"
+        self.fill_due = f"{base}idx:fill_due"
+        self.paused = f"{base}idx:paused"  # tables in a pause between deals, by its end
+        self.timed = f"{base}idx:timed"  # timed tables while playing
+        self.games = f"{base}idx:games"  # the names of the games with a game index
+        # watched open tables by seen_at: what the abandonment round reads
+        self.idle = {s: f"{base}idx:idle:{s.value}" for s in (Status.WAITING, Status.PLAYING)}
+
+    def status(self, status: Status | str) -> str:
+        return f"{self.base}idx:status:{Status(status).value}"
+
+    def game(self, game: str) -> str:
+        return f"{self.base}idx:game:{game}"
 
 
 class RedisStore(RedisPlayers, Store):
-    def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
+    def __init__(
+        self,
+        url: str,
+        prefix: str | None = None,
+        retention: float | None = None,
+        buckets: int | None = None,
+    ):
         self._url, url_prefix, url_retention = parse_url(url)
         self.prefix = url_prefix if prefix is None else prefix
         self.retention = url_retention if retention is None else retention
-        # a blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free
-        # connection instead of failing (redis-py 8's default pool refuses the 101st at once,
-        # which turned 100 busy tables into UNAVAILABLE answers)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            self._url,
-            max_connections=POOL_CONNECTIONS,
-            timeout=POOL_WAIT_SECONDS,
-            **connection_options(),
-        )
-        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self.cluster = is_cluster(self._url)
+        self.buckets = buckets_of(url) if buckets is None else buckets
+        self._wait, self._wait_ms = wait_of(url) if self.cluster else (0, 0)
+        self._redis: Redis = open_client(self._url)
         self._script = self._redis.register_script(COMMIT_LUA)
         self._touch = self._redis.register_script(TOUCH_LUA)
         self._seats_json = SeatsJson()
-        self._reader = _Reader(self)
         p = self.prefix
-        self._idx_created = f"{p}idx:created"
-        self._idx_bot_open = f"{p}idx:bot_open"
-        self._idx_fill_due = f"{p}idx:fill_due"
-        self._idx_paused = f"{p}idx:paused"  # tables in a pause between deals, by its end
-        self._idx_timed = f"{p}idx:timed"  # timed tables while playing
-        self._games = f"{p}idx:games"  # the names of the games with a game index
-        # watched open tables by seen_at: what the abandonment round reads
-        self._idx_idle = {s: f"{p}idx:idle:{s.value}" for s in (Status.WAITING, Status.PLAYING)}
+        # a plain Redis with one bucket keeps the keys it always had (no tag)
+        tagged = self.cluster or self.buckets > 1
+        self._keys = [_BucketKeys(f"{p}{{b{b}}}" if tagged else p) for b in range(self.buckets)]
+        # ladders, their history and names: one slot of their own on a cluster
+        self._ladder_base = f"{p}{{lad}}" if self.cluster else p
+        # on a cluster a multi-key XREAD stays in one slot: a reader per bucket
+        self._readers: dict[int, _Reader] = {}
 
     @property
-    def client(self) -> aioredis.Redis:
-        """The store's connection pool, for what lives beside the tables (guest keys)."""
+    def client(self) -> Redis:
+        """The store's client, for what lives beside the tables (guest keys)."""
         return self._redis
 
     def _new_connection(self, **options: Any) -> aioredis.Redis:
@@ -430,17 +573,24 @@ class RedisStore(RedisPlayers, Store):
         )
 
     # --- keys ---------------------------------------------------------------------------
+    def bucket(self, table_id: str) -> int:
+        """The table's bucket: a hash of its id that every replica computes alike."""
+        return zlib.crc32(table_id.encode()) % self.buckets if self.buckets > 1 else 0
+
+    def _bucket_keys(self, table_id: str) -> _BucketKeys:
+        return self._keys[self.bucket(table_id)]
+
     def _record_key(self, table_id: str) -> str:
-        return f"{self.prefix}t:{table_id}"
+        return f"{self._bucket_keys(table_id).base}t:{table_id}"
 
     def _stream_key(self, table_id: str) -> str:
-        return f"{self.prefix}e:{table_id}"
+        return f"{self._bucket_keys(table_id).base}e:{table_id}"
 
-    def _status_key(self, status: Status | str) -> str:
-        return f"{self.prefix}idx:status:{Status(status).value}"
+    def _table_base(self, table_id: str) -> str:
+        return self._bucket_keys(table_id).base
 
-    def _game_key(self, game: str) -> str:
-        return f"{self.prefix}idx:game:{game}"
+    def _bases(self) -> list[str]:
+        return [k.base for k in self._keys]
 
     # --- encoding -----------------------------------------------------------------------
     def _record_fields(self, r: TableRecord) -> list[Any]:
@@ -549,27 +699,31 @@ class RedisStore(RedisPlayers, Store):
         for e in events:
             ef = self._event_fields(e)
             args.extend((e.version, len(ef) // 2, *ef))
+        b = self._bucket_keys(record.table_id)
         keys = [
             self._record_key(record.table_id),
             self._stream_key(record.table_id),
-            self._idx_created,
-            self._idx_bot_open,
-            self._idx_fill_due,
-            self._status_key(Status.WAITING),
-            self._status_key(Status.PLAYING),
-            self._status_key(Status.FINISHED),
-            self._game_key(record.game),
-            self._games,
-            self._idx_timed,
-            self._status_key(Status.ABANDONED),
-            self._idx_idle[Status.WAITING],
-            self._idx_idle[Status.PLAYING],
-            self._idx_paused,
+            b.created,
+            b.bot_open,
+            b.fill_due,
+            b.status(Status.WAITING),
+            b.status(Status.PLAYING),
+            b.status(Status.FINISHED),
+            b.game(record.game),
+            b.games,
+            b.timed,
+            b.status(Status.ABANDONED),
+            b.idle[Status.WAITING],
+            b.idle[Status.PLAYING],
+            b.paused,
         ]
         for player in players_of(record):
-            keys += self.player_keys(player)
+            keys += self.player_keys(player, b.base)
         with _reachable():
-            result = await self._script(keys=keys, args=args)
+            if self._wait:
+                result = await self._script_then_wait(keys, args)
+            else:
+                result = await self._script(keys=keys, args=args)
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
         if outcome == "ok":
             return
@@ -581,6 +735,27 @@ class RedisStore(RedisPlayers, Store):
             raise VersionConflict(f"a person came back to table {record.table_id}")
         found = result[1].decode() if isinstance(result[1], bytes) else result[1]
         raise VersionConflict(f"table {record.table_id} is at version {found}, not {expected}")
+
+    async def _script_then_wait(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """COMMIT_LUA, then WAIT for the replicas on the same connection (the only one whose
+        writes WAIT counts): a write is acknowledged once it is on a replica too, so a primary
+        killed at once loses none that a client was told of (unless the wait timed out)."""
+        assert isinstance(self._redis, RedisCluster)
+        await self._redis.initialize()
+        for _ in range(2):
+            # one pipeline, both commands to the slot's primary: one connection, in order
+            node = self._redis.get_node_from_key(keys[0])
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.evalsha(self._script.sha, len(keys), *keys, *args)
+                pipe.execute_command("WAIT", self._wait, self._wait_ms, target_nodes=node)
+                result, _ = await pipe.execute(raise_on_error=False)
+            if isinstance(result, NoScriptError):  # a primary new since (a failover)
+                await self._redis.script_load(COMMIT_LUA)
+                continue
+            if isinstance(result, Exception):
+                raise result
+            return result
+        raise NoScriptError("the commit script could not be loaded")
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -597,11 +772,8 @@ class RedisStore(RedisPlayers, Store):
         await self._write(record, events, expected_version, idle_before)
 
     async def touch(self, table_id: str, seen_at: float) -> None:
-        keys = [
-            self._record_key(table_id),
-            self._idx_idle[Status.WAITING],
-            self._idx_idle[Status.PLAYING],
-        ]
+        b = self._bucket_keys(table_id)
+        keys = [self._record_key(table_id), b.idle[Status.WAITING], b.idle[Status.PLAYING]]
         with _reachable():
             await self._touch(keys=keys, args=[table_id, repr(float(seen_at))])
 
@@ -623,59 +795,105 @@ class RedisStore(RedisPlayers, Store):
             return await self._list(flt)
 
     async def _list(self, flt: TableFilter) -> _Records:
-        # the narrowest index answers; the other conditions are checked on the records
+        # the narrowest index answers (each bucket's, merged); the other conditions are
+        # checked on the records
         if flt.idle_before is not None:
-            statuses = [flt.status] if flt.status is not None else list(self._idx_idle)
-            idle: _Ids = []
+            statuses = [flt.status] if flt.status is not None else list(self._keys[0].idle)
+            idle: _Strings = []
             for status in statuses:
-                if status in self._idx_idle:
-                    idle += await self._redis.zrangebyscore(
-                        self._idx_idle[status], "-inf", f"({float(flt.idle_before)!r}",
-                        start=0, num=flt.limit,
+                if status in self._keys[0].idle:
+                    idle += await self._lowest(
+                        [b.idle[status] for b in self._keys], f"({float(flt.idle_before)!r}",
+                        flt.limit,
                     )
             return await self._pick(idle, flt, sort=True)
         if flt.pause_due_before is not None:
-            ids = await self._redis.zrangebyscore(
-                self._idx_paused, "-inf", flt.pause_due_before, start=0, num=flt.limit
+            ids = await self._lowest(
+                [b.paused for b in self._keys], flt.pause_due_before, flt.limit
             )
             return await self._pick(ids, flt, sort=False)
         if flt.bot_open_before is not None:
-            ids = await self._redis.zrangebyscore(self._idx_bot_open, "-inf", flt.bot_open_before)
+            ids = await self._lowest([b.bot_open for b in self._keys], flt.bot_open_before)
             return await self._pick(ids, flt, sort=True)
         if flt.fill_due_before is not None:
-            ids = await self._redis.zrangebyscore(self._idx_fill_due, "-inf", flt.fill_due_before)
+            ids = await self._lowest([b.fill_due for b in self._keys], flt.fill_due_before)
             return await self._pick(ids, flt, sort=True)
         if flt.timed and flt.status == Status.PLAYING:
-            key = self._idx_timed
+            keys = [b.timed for b in self._keys]
         elif flt.status is not None:
-            key = self._status_key(flt.status)
+            keys = [b.status(flt.status) for b in self._keys]
         elif flt.game:
-            key = self._game_key(flt.game)
+            keys = [b.game(flt.game) for b in self._keys]
         else:
-            key = self._idx_created
+            keys = [b.created for b in self._keys]
+        # newest first; ties on created_at broken by id, as the other stores do; from the
+        # page's cursor on (the cursor's own created_at included: `matches` drops the ids at
+        # or before it)
+        top = "+inf" if flt.after is None else flt.after[0]
+        page = LIST_PAGE if len(keys) == 1 else max(LIST_PAGE // len(keys), MIN_BUCKET_PAGE)
         found: _Records = []
-        start = 0
-        while len(found) < flt.limit:
-            # newest first; ties on created_at broken by id, as the other stores do; from the
-            # page's cursor on (the cursor's own created_at included: `matches` drops the ids
-            # at or before it)
-            if flt.after is None:
-                ids = await self._redis.zrevrange(key, start, start + LIST_PAGE - 1)
-            else:
-                ids = await self._redis.zrevrangebyscore(
-                    key, flt.after[0], "-inf", start=start, num=LIST_PAGE
-                )
-            if not ids:
-                break
-            found.extend(await self._pick(ids, flt, sort=False))
-            start += LIST_PAGE
+        batch: _Strings = []
+        async for _, table_id in self.newest(keys, top, page):
+            batch.append(table_id)
+            if len(batch) >= LIST_PAGE:
+                found.extend(await self._pick(batch, flt, sort=False))
+                batch = []
+                if len(found) >= flt.limit:
+                    break
+        if batch and len(found) < flt.limit:
+            found.extend(await self._pick(batch, flt, sort=False))
         return found[: flt.limit]
 
-    async def _pick(self, ids: Sequence[bytes], flt: TableFilter, sort: bool) -> _Records:
-        """The records of `ids` that match, dropping ids of expired tables from the indexes."""
-        if not ids:
+    async def newest(
+        self, keys: Sequence[str], top: float | str, page: int
+    ) -> AsyncIterator[tuple[float, str]]:
+        """(score, member) of the sorted sets `keys` scored at most `top`, highest first and,
+        on equal scores, the highest member first (ZREVRANGE's order, so that one set reads
+        as before): a merge of the sets, each read `page` members at a time (the reads of a
+        round in one pipeline)."""
+        queues: list[deque[tuple[float, str]]] = [deque() for _ in keys]
+        starts = [0] * len(keys)
+        done = [False] * len(keys)
+        while True:
+            empty = [i for i, q in enumerate(queues) if not q and not done[i]]
+            if empty:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for i in empty:
+                        pipe.zrevrangebyscore(
+                            keys[i], top, "-inf", start=starts[i], num=page, withscores=True
+                        )
+                    pages = await pipe.execute()
+                for i, got in zip(empty, pages, strict=True):
+                    starts[i] += page
+                    done[i] = len(got) < page
+                    # sorted again: members of equal scores must compare as the merge does
+                    queues[i].extend(sorted(((float(sc), _text(m)) for m, sc in got),
+                                            reverse=True))
+            live = [q for q in queues if q]
+            if not live:
+                return
+            yield max(live, key=lambda q: q[0]).popleft()
+
+    async def _lowest(self, keys: Sequence[str], below: float | str,
+                      limit: int | None = None) -> _Strings:
+        """Ids scored at most `below` in the sets `keys`, lowest first, `limit` of them."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                if limit is None:
+                    pipe.zrangebyscore(key, "-inf", below, withscores=True)
+                else:
+                    pipe.zrangebyscore(key, "-inf", below, start=0, num=limit, withscores=True)
+            rows = await pipe.execute()
+        if len(keys) == 1:
+            return [_text(m) for m, _ in rows[0]]
+        merged = sorted((float(sc), _text(m)) for row in rows for m, sc in row)
+        return [m for _, m in merged[:limit]]
+
+    async def _pick(self, names: Sequence[str], flt: TableFilter, sort: bool) -> _Records:
+        """The records of `names` that match, dropping ids of expired tables from the
+        indexes."""
+        if not names:
             return []
-        names = [i.decode() for i in ids]
         async with self._redis.pipeline(transaction=False) as pipe:
             for name in names:
                 pipe.hgetall(self._record_key(name))
@@ -697,31 +915,44 @@ class RedisStore(RedisPlayers, Store):
         return records
 
     async def _forget(self, table_ids: Sequence[str]) -> None:
-        keys = [self._idx_created, self._idx_bot_open, self._idx_fill_due, self._idx_timed,
-                self._idx_paused, *self._idx_idle.values()]
-        keys += [self._status_key(s) for s in Status]
-        for game in await self._redis.smembers(self._games):
-            keys.append(self._game_key(game.decode()))
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.zrem(key, *table_ids)
-            await pipe.execute()
+        by_bucket: dict[int, _Strings] = {}
+        for t in table_ids:
+            by_bucket.setdefault(self.bucket(t), []).append(t)
+        for bucket, ids in by_bucket.items():
+            b = self._keys[bucket]
+            keys = [b.created, b.bot_open, b.fill_due, b.timed, b.paused, *b.idle.values()]
+            keys += [b.status(s) for s in Status]
+            for game in await self._redis.smembers(b.games):
+                keys.append(b.game(game.decode()))
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.zrem(key, *ids)
+                await pipe.execute()
 
     async def count_tables(self) -> dict[tuple[str, str], int]:
-        """From the indexes: ZINTERCARD of each game's and each status's (ids of expired
-        tables count until a listing drops them)."""
-        games = sorted(g.decode() for g in await self._redis.smembers(self._games))
-        keys = [(g, s) for g in games for s in Status]
+        """From the indexes: ZINTERCARD of each game's and each status's, summed over the
+        buckets (ids of expired tables count until a listing drops them)."""
         async with self._redis.pipeline(transaction=False) as pipe:
-            for g, s in keys:
-                pipe.execute_command("ZINTERCARD", 2, self._game_key(g), self._status_key(s))
+            for b in self._keys:
+                pipe.smembers(b.games)
+            named = await pipe.execute()
+        games = [sorted(g.decode() for g in found) for found in named]
+        keys = [(b, g, s) for b, found in zip(self._keys, games, strict=True)
+                for g in found for s in Status]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for b, g, s in keys:
+                pipe.execute_command("ZINTERCARD", 2, b.game(g), b.status(s))
             counts = await pipe.execute()
-        return {(g, s.value): int(n) for (g, s), n in zip(keys, counts, strict=True) if n}
+        out: dict[tuple[str, str], int] = {}
+        for (_, g, s), n in zip(keys, counts, strict=True):
+            if n:
+                out[(g, s.value)] = out.get((g, s.value), 0) + int(n)
+        return out
 
     # --- ladders ------------------------------------------------------------------------
     def _ladder_keys(self, ladder: str) -> tuple[str, str, str]:
         """(ratings, matches, rated tables) keys."""
-        p = self.prefix
+        p = self._ladder_base
         return f"{p}lad:r:{ladder}", f"{p}lad:m:{ladder}", f"{p}lad:t"
 
     async def ratings(self, ladder: str, game: str = "") -> Ratings:
@@ -774,7 +1005,7 @@ class RedisStore(RedisPlayers, Store):
                         pipe.hset(matches_key, match.match_id, json.dumps(match.to_json()))
                         pipe.hset(tables_key, mapping={t: match.match_id
                                                        for t in match.table_ids})
-                        queue_history(pipe, self.prefix, match, new)
+                        queue_history(pipe, self._ladder_base, match, new)
                         await pipe.execute()
                         return None
                     except WatchError:
@@ -783,22 +1014,32 @@ class RedisStore(RedisPlayers, Store):
     async def rating_history(self, ladder: str, game: str, entrant: str, limit: int = 100
                              ) -> RatingPoints:
         with _reachable():
-            return await read_history(self._redis, self.prefix, ladder, game, entrant, limit)
+            return await read_history(self._redis, self._ladder_base, ladder, game, entrant, limit)
 
     async def entrant_names(self, ladder: str, entrants: Sequence[str]) -> dict[str, str]:
         with _reachable():
-            return await read_names(self._redis, self.prefix, ladder, entrants)
+            return await read_names(self._redis, self._ladder_base, ladder, entrants)
 
     # --- waiting ------------------------------------------------------------------------
     notifies_changes = True
 
     async def wait_for_change(self, table_id: str, after_version: int, timeout: float) -> None:
-        await self._reader.wait(table_id, after_version, timeout)
+        await self.reader_of(table_id).wait(table_id, after_version, timeout)
+
+    def reader_of(self, table_id: str) -> _Reader:
+        """The reader that waits on the table's stream: the store's one on a plain Redis, its
+        bucket's on a cluster."""
+        bucket = self.bucket(table_id) if self.cluster else None
+        reader = self._readers.get(bucket or 0)
+        if reader is None:
+            reader = self._readers[bucket or 0] = _Reader(self, bucket)
+        return reader
 
     async def ping(self) -> None:
         with _reachable():
             await self._redis.ping()
 
     async def close(self) -> None:
-        await self._reader.close()
-        await self._redis.aclose(close_connection_pool=True)
+        for reader in self._readers.values():
+            await reader.close()
+        await close_client(self._redis)

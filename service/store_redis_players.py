@@ -1,35 +1,38 @@
 """The Redis store's index from players to their tables, and its presence maps.
 
-Per player, two sorted sets of table ids named with the player in a hash tag (so that a
-cluster keeps one player's keys together): `<prefix>pl:{<player>}:open` (score: created_at),
-the open tables whose seats named the player when written, and `<prefix>pl:{<player>}:closed`
-(score: when the table closed), the closed ones. The record's write script
-(`service.store_redis.COMMIT_LUA`) updates both in its atomic step; a table that closes moves
-from the first to the second. With a retention, closed entries older than it are dropped as
+Per player and bucket (`service.store_redis`), two sorted sets of table ids:
+`<prefix><tag>pl:{<player>}:open` (score: created_at), the open tables of the bucket whose
+seats named the player when written, and `<prefix><tag>pl:{<player>}:closed` (score: when the
+table closed), the closed ones. `<tag>` is the bucket's hash tag (`{b<k>}`, none on a plain
+Redis with one bucket): the first braces of a key name its slot, so the player's own braces
+(kept from the layout before buckets) change nothing on a cluster, and the sets sit in the
+slot of the tables they list. The record's write script (`service.store_redis.COMMIT_LUA`)
+updates both in its atomic step; a table that closes moves from the first to the second. A
+listing merges the player's sets of every bucket. With a retention, closed entries older than it are dropped as
 new ones come (their records have expired). Entries of tables that expired or closed without
 naming the player are dropped when a listing meets them.
 
-Per table, `<prefix>pr:{<table id>}`: a hash seat -> last seen (unix seconds), only ever raised
+Per table, `<prefix><tag>pr:{<table id>}` (its bucket's tag): a hash seat -> last seen (unix seconds), only ever raised
 (a small script), expiring a day after its last write: a seat unseen that long is gone anyway.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
-
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.model import TableRecord
 from service.player_index import belongs
+from service.redis_cluster import OUTAGES
 from service.store import StoreUnavailable
 
 # ids read per round from a player's set of open tables while a listing fills its page
 CHUNK = 100
 # most recently closed tables a listing looks at (more finished within the window are left out)
 MAX_RECENT_CLOSED = 1000
+# ids read per bucket and round when a player's sets of several buckets are merged
+MIN_PAGE = 16
 PRESENCE_TTL_SECONDS = 86_400
 
 # the players' part of COMMIT_LUA, at its end: KEYS[16], KEYS[17], ... are pairs (open, closed)
@@ -66,7 +69,7 @@ def _reachable() -> Iterator[None]:
     """As service.store_redis's: connection failures are StoreUnavailable."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as e:
+    except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
 
 
@@ -87,12 +90,25 @@ class RedisPlayers:
     def _record_key(self, table_id: str) -> str:
         raise NotImplementedError
 
-    def player_keys(self, player_id: str) -> tuple[str, str]:
-        """(open tables, closed tables) of a player."""
-        return (f"{self.prefix}pl:{{{player_id}}}:open", f"{self.prefix}pl:{{{player_id}}}:closed")
+    def _table_base(self, table_id: str) -> str:
+        raise NotImplementedError
+
+    def _bases(self) -> list[str]:
+        raise NotImplementedError
+
+    def newest(
+        self, keys: Sequence[str], top: float | str, page: int
+    ) -> AsyncIterator[tuple[float, str]]:
+        raise NotImplementedError
+
+    @staticmethod
+    def player_keys(player_id: str, base: str) -> tuple[str, str]:
+        """(open tables, closed tables) of a player in the bucket whose keys start with
+        `base` (prefix and hash tag)."""
+        return f"{base}pl:{{{player_id}}}:open", f"{base}pl:{{{player_id}}}:closed"
 
     def presence_key(self, table_id: str) -> str:
-        return f"{self.prefix}pr:{{{table_id}}}"
+        return f"{self._table_base(table_id)}pr:{{{table_id}}}"
 
     async def player_tables(
         self,
@@ -113,16 +129,20 @@ class RedisPlayers:
         closed_since: float | None,
         game: str,
     ) -> list[TableRecord]:
-        open_key, closed_key = self.player_keys(player_id)
+        sets = [self.player_keys(player_id, base) for base in self._bases()]
         closed_at: dict[str, float] = {}
         if closed_since is not None:  # read first: a table closing meanwhile is not seen twice
-            pairs = await self._redis.zrevrangebyscore(
-                closed_key, "+inf", closed_since, start=0, num=MAX_RECENT_CLOSED, withscores=True
-            )
-            closed_at = {_text(m): float(s) for m, s in pairs}
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for _, closed_key in sets:
+                    pipe.zrevrangebyscore(closed_key, "+inf", closed_since, start=0,
+                                          num=MAX_RECENT_CLOSED, withscores=True)
+                rows = await pipe.execute()
+            pairs = sorted(((float(s), _text(m)) for row in rows for m, s in row), reverse=True)
+            closed_at = {m: s for s, m in pairs[:MAX_RECENT_CLOSED]}
         found: list[TableRecord] = []
-        batch: list[tuple[str, str]] = []  # (table id, the set it came from)
-        async for item in self._candidates(open_key, closed_at, after):
+        batch: list[tuple[str, bool]] = []  # (table id, whether it came from an open set)
+        open_keys = [open_key for open_key, _ in sets]
+        async for item in self._candidates(open_keys, closed_at, after):
             batch.append(item)
             if len(batch) >= limit - len(found) + 8:
                 found += await self._keep(batch, player_id, after, game, closed_at, closed_since)
@@ -134,10 +154,10 @@ class RedisPlayers:
         return found[:limit]
 
     async def _candidates(
-        self, open_key: str, closed_at: dict[str, float], after: tuple[float, str] | None
-    ) -> AsyncIterator[tuple[str, str]]:
-        """Ids of the player's open and recently closed tables, newest first (by created_at,
-        then id), past `after`."""
+        self, open_keys: list[str], closed_at: dict[str, float], after: tuple[float, str] | None
+    ) -> AsyncIterator[tuple[str, bool]]:
+        """Ids of the player's open (from every bucket) and recently closed tables, newest
+        first (by created_at, then id), past `after`."""
         closed: list[tuple[float, str]] = []
         if closed_at:
             async with self._redis.pipeline(transaction=False) as pipe:
@@ -150,33 +170,30 @@ class RedisPlayers:
             )
             closed = [c for c in closed if after is None or c < after]
         top = "+inf" if after is None else repr(float(after[0]))
-        start, done = 0, False
-        opened: list[tuple[float, str]] = []
+        page = CHUNK if len(open_keys) == 1 else max(CHUNK // len(open_keys), MIN_PAGE)
+        opened = self.newest(open_keys, top, page)
+        head: tuple[float, str] | None = None
         seen: set[str] = set()
         while True:
-            if not opened and not done:
-                page = await self._redis.zrevrangebyscore(
-                    open_key, top, "-inf", start=start, num=CHUNK, withscores=True
-                )
-                start += CHUNK
-                done = len(page) < CHUNK
-                opened = sorted(((float(s), _text(m)) for m, s in page), reverse=True)
-                opened = [o for o in opened if after is None or o < after]
-                if not opened and not done:
-                    continue
-            if opened and (not closed or opened[0] >= closed[0]):
-                key, where = opened.pop(0), open_key
+            if head is None:
+                async for o in opened:
+                    if after is None or o < after:
+                        head = o
+                        break
+            if head is not None and (not closed or head >= closed[0]):
+                key, from_open = head, True
+                head = None
             elif closed:
-                key, where = closed.pop(0), ""
+                key, from_open = closed.pop(0), False
             else:
                 return
             if key[1] not in seen:
                 seen.add(key[1])
-                yield key[1], where
+                yield key[1], from_open
 
     async def _keep(
         self,
-        batch: list[tuple[str, str]],
+        batch: list[tuple[str, bool]],
         player_id: str,
         after: tuple[float, str] | None,
         game: str,
@@ -190,22 +207,21 @@ class RedisPlayers:
                 pipe.hgetall(self._record_key(table_id))
             rows = await pipe.execute()
         kept: list[TableRecord] = []
-        open_key, closed_key = self.player_keys(player_id)
-        stale: dict[str, list[str]] = {open_key: [], closed_key: []}
-        for (table_id, where), h in zip(batch, rows, strict=True):
+        stale: dict[str, list[str]] = {}
+        for (table_id, from_open), h in zip(batch, rows, strict=True):
+            open_key, closed_key = self.player_keys(player_id, self._table_base(table_id))
             if not h:  # expired
-                stale[where or closed_key].append(table_id)
+                stale.setdefault(open_key if from_open else closed_key, []).append(table_id)
                 continue
             record = self._record(table_id, h)
-            if where and record.status.closed:
-                stale[open_key].append(table_id)  # it closed without naming the player
+            if from_open and record.status.closed:
+                stale.setdefault(open_key, []).append(table_id)  # closed without the player
                 continue
             closed = closed_at.get(table_id)
             if belongs(record, player_id, after, game, closed, closed_since):
                 kept.append(record)
         for key, ids in stale.items():
-            if ids:
-                await self._redis.zrem(key, *ids)
+            await self._redis.zrem(key, *ids)
         return kept
 
     async def mark_present(self, table_id: str, seat: int, at: float) -> None:

@@ -10,8 +10,14 @@ Layout, under the prefix:
 Every write is one Lua script, atomic in Redis: opening (one open ticket per player and game),
 claiming a group (all waiting and alive, or nothing written), cancelling, expiring. Two
 replicas racing on one ticket: the second script finds it matched and writes nothing. Finished
-tickets expire from Redis after KEEP_FINISHED_SECONDS. The scripts name a ticket's queue key
-from the prefix they are given (a standalone Redis, as the table store assumes).
+tickets expire from Redis after KEEP_FINISHED_SECONDS. The scripts name the keys they touch
+from the base they are given (a ticket's queue is known only once its hash is read).
+
+On a Redis Cluster every key above carries the hash tag `{mm}` after the prefix
+(`<prefix>{mm}mm:t:<id>`, ...): all of matchmaking lives in one slot, so that a script may
+touch any of its keys (a cluster refuses a script whose keys span slots). Each script names
+`mm:queues` as its one declared key, which routes it to that slot's primary. Matchmaking is
+small (tickets live minutes), one slot carries it.
 """
 
 from __future__ import annotations
@@ -20,12 +26,9 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
+from service.redis_cluster import OUTAGES, is_cluster
 from service.store import StoreUnavailable
-from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS, connection_options
+from service.store_redis import Redis, close_client, open_client
 from service.tickets import (
     KEEP_FINISHED_SECONDS,
     Ticket,
@@ -38,7 +41,7 @@ FIELDS = ("ticket_id", "player_id", "name", "game", "players", "options", "mode"
           "created_at", "alive_until", "table_id", "seat", "rating", "matched_at")
 
 # a finished ticket leaves its queue and the player's open slot, and expires later
-# (ARGV of the caller: prefix first; `finish(key, id, status, keep)`)
+# (ARGV of the caller: the keys' base first; `finish(key, id, status, keep)`)
 FINISH = """
 local function finish(key, id, status, keep)
   local queue = redis.call('HGET', key, 'queue')
@@ -59,7 +62,7 @@ local function alive(key, now)
 end
 """
 
-# ARGV: prefix, keep, now (the new ticket's created_at), slot, id, queue, alive_until,
+# ARGV: the keys' base, keep, now (the new ticket's created_at), slot, id, queue, alive_until,
 #       then field/value pairs of the new ticket
 OPEN_LUA = FINISH + """
 local now = tonumber(ARGV[3])
@@ -87,7 +90,7 @@ redis.call('HSET', ARGV[1] .. 'mm:open', ARGV[4], ARGV[5])
 return {'new', ARGV[5]}
 """
 
-# ARGV: prefix, keep, now, table id, n, n ids, n seats
+# ARGV: the keys' base, keep, now, table id, n, n ids, n seats
 CLAIM_LUA = FINISH + """
 local now = tonumber(ARGV[3])
 local n = tonumber(ARGV[5])
@@ -102,7 +105,7 @@ end
 return 1
 """
 
-# ARGV: prefix, keep, now, id
+# ARGV: the keys' base, keep, now, id
 CANCEL_LUA = FINISH + """
 local key = ARGV[1] .. 'mm:t:' .. ARGV[4]
 if redis.call('HGET', key, 'status') ~= 'waiting' then return 0 end
@@ -114,7 +117,7 @@ end
 return 1
 """
 
-# ARGV: prefix, keep, now, ids...
+# ARGV: the keys' base, keep, now, ids...
 EXPIRE_LUA = FINISH + """
 local now = tonumber(ARGV[3])
 local done = 0
@@ -129,7 +132,7 @@ end
 return done
 """
 
-# ARGV: prefix, now, id, alive_until
+# ARGV: the keys' base, now, id, alive_until
 TOUCH_LUA = """
 local key = ARGV[1] .. 'mm:t:' .. ARGV[3]
 if redis.call('HGET', key, 'status') ~= 'waiting' then return 0 end
@@ -152,7 +155,7 @@ return 1
 def _reachable() -> Iterator[None]:
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as e:
+    except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
 
 
@@ -170,13 +173,13 @@ def _ticket(h: dict[Any, Any]) -> Ticket | None:
 class RedisTickets(TicketStore):
     def __init__(self, url: str, prefix: str, keep: float = KEEP_FINISHED_SECONDS) -> None:
         self.prefix = prefix
+        # where every key starts: the prefix, and on a cluster the one slot's hash tag
+        self.base = f"{prefix}{{mm}}" if is_cluster(url) else prefix
         self._keep = str(int(keep))
-        # a blocking pool, as the table store's: past its size a call waits for a connection
-        # rather than failing (a crowd calling FindMatch at once)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS,
-            **connection_options())
-        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        # as the table store's client: on a plain Redis a blocking pool, past its size a call
+        # waits for a connection rather than failing (a crowd calling FindMatch at once)
+        self._redis: Redis = open_client(url)
+        self._route = [f"{self.base}mm:queues"]  # the scripts' declared key (module docstring)
         self._open = self._redis.register_script(OPEN_LUA)
         self._claim = self._redis.register_script(CLAIM_LUA)
         self._cancel = self._redis.register_script(CANCEL_LUA)
@@ -185,7 +188,7 @@ class RedisTickets(TicketStore):
         self._lease = self._redis.register_script(LEASE_LUA)
 
     def _key(self, ticket_id: str) -> str:
-        return f"{self.prefix}mm:t:{ticket_id}"
+        return f"{self.base}mm:t:{ticket_id}"
 
     async def get(self, ticket_id: str) -> Ticket | None:
         with _reachable():
@@ -195,11 +198,11 @@ class RedisTickets(TicketStore):
         pairs: list[Any] = []
         for name, value in ticket.to_json().items():
             pairs += [name, repr(value) if isinstance(value, float) else str(value)]
-        args = [self.prefix, self._keep, repr(ticket.created_at),
+        args = [self.base, self._keep, repr(ticket.created_at),
                 f"{ticket.game}/{ticket.player_id}", ticket.ticket_id, ticket.queue,
                 repr(ticket.alive_until), *pairs]
         with _reachable():
-            outcome, found = await self._open(args=args)
+            outcome, found = await self._open(keys=self._route, args=args)
         outcome, found = _text(outcome), _text(found)
         if outcome == "new":
             return ticket, True
@@ -212,17 +215,18 @@ class RedisTickets(TicketStore):
 
     async def touch(self, ticket_id: str, alive_until: float, now: float) -> Ticket | None:
         with _reachable():
-            await self._touch(args=[self.prefix, repr(now), ticket_id, repr(alive_until)])
+            await self._touch(keys=self._route,
+                              args=[self.base, repr(now), ticket_id, repr(alive_until)])
         return await self.get(ticket_id)
 
     async def cancel(self, ticket_id: str, now: float) -> Ticket | None:
         with _reachable():
-            await self._cancel(args=[self.prefix, self._keep, repr(now), ticket_id])
+            await self._cancel(keys=self._route, args=[self.base, self._keep, repr(now), ticket_id])
         return await self.get(ticket_id)
 
     async def waiting(self, queue: str, limit: int = 10_000) -> list[Ticket]:
         with _reachable():
-            ids = await self._redis.zrange(f"{self.prefix}mm:q:{queue}", 0, limit - 1)
+            ids = await self._redis.zrange(f"{self.base}mm:q:{queue}", 0, limit - 1)
             if not ids:
                 return []
             async with self._redis.pipeline(transaction=False) as pipe:
@@ -235,31 +239,31 @@ class RedisTickets(TicketStore):
 
     async def queues(self) -> list[str]:
         with _reachable():
-            return sorted(_text(q) for q in await self._redis.smembers(f"{self.prefix}mm:queues"))
+            return sorted(_text(q) for q in await self._redis.smembers(f"{self.base}mm:queues"))
 
     async def count(self, queue: str) -> int:
         with _reachable():
-            return int(await self._redis.zcard(f"{self.prefix}mm:q:{queue}"))
+            return int(await self._redis.zcard(f"{self.base}mm:q:{queue}"))
 
     async def expire(self, ticket_ids: Sequence[str], now: float) -> int:
         if not ticket_ids:
             return 0
         with _reachable():
-            return int(await self._expire(args=[self.prefix, self._keep, repr(now),
-                                                *ticket_ids]))
+            return int(await self._expire(keys=self._route,
+                                          args=[self.base, self._keep, repr(now), *ticket_ids]))
 
     async def claim(
         self, ticket_ids: Sequence[str], table_id: str, seats: Sequence[int], now: float
     ) -> bool:
         if len(ticket_ids) != len(seats) or len(set(ticket_ids)) != len(ticket_ids):
             raise ValueError("one seat per ticket, each ticket once")
-        args = [self.prefix, self._keep, repr(now), table_id, str(len(ticket_ids)),
+        args = [self.base, self._keep, repr(now), table_id, str(len(ticket_ids)),
                 *ticket_ids, *(str(s) for s in seats)]
         with _reachable():
-            return bool(await self._claim(args=args))
+            return bool(await self._claim(keys=self._route, args=args))
 
     async def lease(self, queue: str, owner: str, seconds: float, now: float) -> bool:
-        key = f"{self.prefix}mm:l:{queue}"
+        key = f"{self.base}mm:l:{queue}"
         with _reachable():
             return bool(await self._lease(keys=[key], args=[owner, str(max(1, int(seconds * 1000)))]))
 
@@ -267,4 +271,4 @@ class RedisTickets(TicketStore):
         return 0  # finished tickets expire in Redis by themselves
 
     async def close(self) -> None:
-        await self._redis.aclose(close_connection_pool=True)
+        await close_client(self._redis)

@@ -102,3 +102,12 @@ def browser() -> Iterator[Any]:
         yield b
         b.close()
 
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[Any]:
+    """A private Redis Cluster (three primaries, a replica each) for the session; tests on it
+    use key prefixes of their own and kill none of its nodes."""
+    from tests.cluster_support import cluster_fixture
+
+    yield from cluster_fixture()

@@ -40,7 +40,9 @@ async def ticket_stores(backend: str, tmp: Path, count: int = 2) -> AsyncIterato
                 await s.close()
         return
     prefix = redis_prefix()
-    stores = [RedisTickets(REDIS_URL.split("?")[0], prefix) for _ in range(count)]
+    # "redis", or a cluster's URL
+    url = backend if backend.startswith("redis+cluster://") else REDIS_URL.split("?")[0]
+    stores = [RedisTickets(url, prefix) for _ in range(count)]
     try:
         yield stores
     finally:

@@ -71,6 +71,23 @@ def redis_cleanup(prefix: str) -> None:
         conn.close()
 
 
+# the Redis store's forms the contract runs on: a plain Redis as deployments have it, the same
+# with its tables spread over buckets (the merged listings without a cluster), a Redis Cluster
+REDIS_KINDS = ("redis", "redis-buckets", "redis-cluster")
+
+
+def redis_kind_url(request: Any, kind: str) -> tuple[str, str]:
+    """(store URL with a fresh prefix, the prefix) for one of REDIS_KINDS; the cluster one
+    from the session's private cluster (its keys go with it: no cleanup needed there)."""
+    prefix = redis_prefix()
+    if kind == "redis":
+        return f"{REDIS_URL}?prefix={prefix}", prefix
+    if kind == "redis-buckets":
+        return f"{REDIS_URL}?prefix={prefix}&buckets=4", prefix
+    cluster = request.getfixturevalue("redis_cluster")
+    return f"{cluster.url}?prefix={prefix}", prefix
+
+
 async def seed_table(store: Store, table_id: str = "t1") -> TableRecord:
     rec = record(table_id)
     await store.create(rec, [event(table_id, 1, EventKind.CREATED, seat=-1, move="")])
@@ -121,9 +138,8 @@ async def reader_covers(store: RedisStore, waiting: dict[str, int], guard: float
     """Returns once the store's blocked XREAD reads every table of `waiting` after that
     version: their waiters are pending, and a write now reaches them only through the reader.
     (`guard` only bounds a hang.)"""
-    reader = store._reader
     loop = asyncio.get_running_loop()
     deadline = loop.time() + guard
-    while any(reader._reading.get(t) != v for t, v in waiting.items()):
+    while any(store.reader_of(t)._reading.get(t) != v for t, v in waiting.items()):
         assert loop.time() < deadline, f"the reader does not read for {waiting}"
         await asyncio.sleep(0.005)

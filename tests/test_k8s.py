@@ -32,7 +32,7 @@ import yaml
 from tests.support import REPO
 
 K8S = REPO / "k8s"
-OVERLAYS = ("dev", "prod", "prod+grpc-tls")
+OVERLAYS = ("dev", "prod", "prod+grpc-tls", "cluster")
 KUBE_VERSION = "1.30"
 KUBECTL = shutil.which("kubectl")
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
@@ -160,6 +160,14 @@ def labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return all(labels.get(k) == v for k, v in selector.items())
 
 
+def redis_of(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The Redis StatefulSet: prod's one Redis, or the cluster's nodes."""
+    (found,) = [d for d in docs if d["kind"] == "StatefulSet"
+                and d["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/name")
+                == "croupier-redis"]
+    return found
+
+
 # --- the files themselves (no kubectl needed) ----------------------------------------------
 
 
@@ -168,12 +176,14 @@ def test_every_kustomization_names_existing_files() -> None:
     assert {p.parent.relative_to(K8S).as_posix() for p in found} == {
         "base",
         "components/grpc-tls",
+        "overlays/cluster",
         "overlays/dev",
         "overlays/prod",
     }
     for path in found:
         k = yaml.safe_load(path.read_text())
-        named = list(k.get("resources", [])) + [p["path"] for p in k.get("patches", [])]
+        named = list(k.get("resources", []))
+        named += [p["path"] for p in k.get("patches", []) if "path" in p]
         named += [f.split("=")[-1] for g in k.get("secretGenerator", []) for f in g["files"]]
         for entry in named:
             target = path.parent / entry
@@ -379,9 +389,21 @@ def test_overlay_contents(rendered: tuple[str, list[dict[str, Any]]]) -> None:
         assert server["spec"]["strategy"]["type"] == "Recreate"
     else:
         assert server["spec"]["replicas"] == 3
-        redis = find(docs, "StatefulSet", "croupier-redis")
+        redis = redis_of(docs)
         args = container(redis, "redis")["args"]
         assert args[args.index("--appendonly") + 1] == "yes"
+        if overlay == "cluster":
+            # three primaries with a replica each, made once by the Job
+            assert args[args.index("--cluster-enabled") + 1] == "yes"
+            assert redis["spec"]["replicas"] == 6
+            job = find(docs, "Job", "croupier-redis-cluster-create")
+            script = container(job, "create")["command"][-1]
+            assert "--cluster-replicas 1" in script
+            # every pod of the StatefulSet, by its stable name
+            assert "for i in " + " ".join(map(str, range(redis["spec"]["replicas"]))) in script
+            assert f"{redis['metadata']['name']}-$i.{redis['spec']['serviceName']}" in script
+            assert "croupier-redis" not in {d["metadata"]["name"] for d in docs
+                                            if d["kind"] == "StatefulSet"}
         hpa = find(docs, "HorizontalPodAutoscaler", "croupier-bots")
         assert hpa["spec"]["scaleTargetRef"]["name"] == "croupier-bots"
         assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
@@ -439,16 +461,37 @@ def test_server_manifest_matches_the_server(
     else:
         url, _, retention = parse_url(args.store)
         parts = urlsplit(url)
-        assert parts.scheme == "redis" and retention > 0
-        redis_service = find(docs, "Service", parts.hostname or "")
-        assert redis_service["spec"]["ports"][0]["port"] == parts.port
+        assert retention > 0
+        redis = redis_of(docs)
+        if overlay == "cluster":
+            from service.redis_cluster import cluster_nodes, node_options
+            from service.store_redis import buckets_of, wait_of
+
+            assert parts.scheme == "redis+cluster"
+            assert buckets_of(args.store) > 1 and wait_of(args.store)[0] == 1
+            # pods of the cluster's StatefulSet by their stable names, on its Redis port
+            sts, governing = redis["metadata"]["name"], redis["spec"]["serviceName"]
+            assert find(docs, "Service", governing)["spec"]["clusterIP"] == "None"
+            for host, node_port in cluster_nodes(url):
+                node, _, under = host.partition(".")
+                assert under == governing and node.startswith(f"{sts}-")
+                assert int(node.rsplit("-", 1)[1]) < redis["spec"]["replicas"]
+                assert node_port == port_named(container(redis, "redis"), "redis")
+            password = node_options(url)["password"]
+        else:
+            assert parts.scheme == "redis"
+            redis_service = find(docs, "Service", parts.hostname or "")
+            assert redis_service["spec"]["ports"][0]["port"] == parts.port
+            password = parts.password
         # the password Redis requires, from the same Secret key, and only from a Secret
-        redis_env = env_of(container(find(docs, "StatefulSet", "croupier-redis"), "redis"))
-        redis_args = container(find(docs, "StatefulSet", "croupier-redis"), "redis")["args"]
+        redis_env = env_of(container(redis, "redis"))
+        redis_args = container(redis, "redis")["args"]
         required = redis_args[redis_args.index("--requirepass") + 1]
         assert required == "$(REDIS_PASSWORD)"
-        assert parts.password == redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"]
-        assert parts.password == secret_sample("croupier-redis", "password")
+        assert password == redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"]
+        assert password == secret_sample("croupier-redis", "password")
+        if overlay == "cluster":  # replicas authenticate to their primary with it too
+            assert redis_args[redis_args.index("--masterauth") + 1] == "$(REDIS_PASSWORD)"
     # the API key file the server reads is a file of the Secret croupier-api-keys
     assert args.api_keys, "a server open to anyone who reaches its port"
     assert mounted_secret(pod, c, args.api_keys) == ("croupier-api-keys", "api-keys")
@@ -519,7 +562,7 @@ def test_web_port_reaches_browsers(
     assert labels_match(svc["spec"]["selector"], server["spec"]["template"]["metadata"]["labels"])
     (port,) = svc["spec"]["ports"]
     assert port["targetPort"] in ("web", web_port) and port["appProtocol"] == "http"
-    if overlay.startswith("prod"):
+    if overlay != "dev":
         policy = find(docs, "NetworkPolicy", "servers")
         allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
         assert web_port in allowed
@@ -563,11 +606,11 @@ def test_every_environment_variable_is_one_the_code_reads(
 def test_selectors_budgets_and_policies_name_real_pods(
     rendered: tuple[str, list[dict[str, Any]]],
 ) -> None:
-    _, docs = rendered
+    overlay, docs = rendered
     pods = {
         d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"]
         for d in docs
-        if d["kind"] in ("Deployment", "StatefulSet")
+        if d["kind"] in ("Deployment", "StatefulSet", "Job")
     }
 
     def selected(selector: dict[str, str]) -> set[str]:
@@ -581,14 +624,25 @@ def test_selectors_budgets_and_policies_name_real_pods(
     policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
     if not policies:
         return
-    by_target = {frozenset(selected(p["spec"]["podSelector"]["matchLabels"])): p for p in policies}
-    redis_policy = by_target[frozenset({"croupier-redis"})]
+    redis = redis_of(docs)["metadata"]["name"]
+    by_target = {frozenset(selected(p["spec"]["podSelector"]["matchLabels"])): p for p in policies
+                 if p["metadata"]["name"] != "redis-cluster-peers"}
+    redis_policy = by_target[frozenset({redis})]
     sources = [
         selected(peer["podSelector"]["matchLabels"])
         for rule in redis_policy["spec"]["ingress"]
         for peer in rule["from"]
     ]
     assert sources == [{"croupier-server"}], "only servers reach Redis"
+    if overlay == "cluster":
+        # besides: the nodes one another (replication, the bus) and the Job that joins them
+        peers = find(docs, "NetworkPolicy", "redis-cluster-peers")
+        assert selected(peers["spec"]["podSelector"]["matchLabels"]) == {redis}
+        (rule,) = peers["spec"]["ingress"]
+        assert [selected(p["podSelector"]["matchLabels"]) for p in rule["from"]] == [
+            {redis}, {"croupier-redis-cluster-create"}]
+        bus = port_named(container(redis_of(docs), "redis"), "bus")
+        assert {p["port"] for p in rule["ports"]} == {6379, bus}
     bots_policy = by_target[frozenset({"croupier-bots"})]
     assert "Egress" in bots_policy["spec"]["policyTypes"]
     for rule in bots_policy["spec"]["egress"]:
@@ -730,7 +784,7 @@ def test_redis_refuses_writes_before_its_memory_limit_and_never_evicts(
     if overlay == "dev":
         assert not [d for d in docs if d["kind"] == "StatefulSet"]
         return
-    redis = container(find(docs, "StatefulSet", "croupier-redis"), "redis")
+    redis = container(redis_of(docs), "redis")
     args = redis["args"]
     maxmemory = redis_bytes(args[args.index("--maxmemory") + 1])
     limit = quantity_bytes(redis["resources"]["limits"]["memory"])

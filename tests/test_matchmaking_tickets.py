@@ -15,7 +15,14 @@ from tests.support import run_async
 NOW = 1_000_000.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.fixture(params=[*BACKENDS, "redis-cluster"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """A backend's name, or for the cluster its URL (the session's private cluster)."""
+    if request.param == "redis-cluster":
+        return str(request.getfixturevalue("redis_cluster").url)
+    return str(request.param)
+
+
 @run_async
 async def test_one_open_ticket_per_player_and_game(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):
@@ -45,7 +52,6 @@ async def test_one_open_ticket_per_player_and_game(backend: str, tmp_path: Path)
         assert made and new.ticket_id != first.ticket_id
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_racing_opens_leave_one_ticket(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):
@@ -58,7 +64,6 @@ async def test_racing_opens_leave_one_ticket(backend: str, tmp_path: Path) -> No
         assert len(await a.waiting(made[0].queue)) == 1
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_claim_is_all_or_nothing(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):
@@ -82,7 +87,6 @@ async def test_claim_is_all_or_nothing(backend: str, tmp_path: Path) -> None:
         assert made and again.ticket_id != ids[0]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_two_claimers_racing_on_one_ticket_only_one_wins(backend: str,
                                                                tmp_path: Path) -> None:
@@ -102,7 +106,6 @@ async def test_two_claimers_racing_on_one_ticket_only_one_wins(backend: str,
             assert present(await a.get(loser.ticket_id)).status == TicketStatus.WAITING
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_cancel_racing_claim(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):
@@ -123,7 +126,6 @@ async def test_cancel_racing_claim(backend: str, tmp_path: Path) -> None:
                 assert present(await a.get(one.ticket_id)).status == TicketStatus.WAITING
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_expiry(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):
@@ -150,7 +152,6 @@ async def test_expiry(backend: str, tmp_path: Path) -> None:
         assert present(await b.cancel(w.ticket_id, NOW + 11)).status == TicketStatus.EXPIRED
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @run_async
 async def test_lease_one_owner_at_a_time(backend: str, tmp_path: Path) -> None:
     async with ticket_stores(backend, tmp_path) as (a, b):

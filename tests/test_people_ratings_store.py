@@ -18,13 +18,13 @@ from service.store import Store
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
-from tests.store_support import REDIS_URL, redis_cleanup, redis_prefix
+from tests.store_support import REDIS_KINDS, redis_cleanup, redis_kind_url
 from tests.support import run_async
 
 GAME = "dou_dizhu"
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", *REDIS_KINDS])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """A factory: its stores share one backing (one memory, one SQLite file, one prefix)."""
     if request.param == "memory":
@@ -33,8 +33,8 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
     elif request.param == "sqlite":
         yield lambda: SQLiteStore(tmp_path / "people.db")
     else:
-        prefix = redis_prefix()
-        yield lambda: RedisStore(f"{REDIS_URL}?prefix={prefix}")
+        url, prefix = redis_kind_url(request, request.param)
+        yield lambda: RedisStore(url)
         redis_cleanup(prefix)
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
 from engines.commitments import Sealed
 from service.model import (
@@ -33,13 +32,14 @@ from service.store_redis import RedisStore
 from service.store_sqlite import CHECKPOINT_AFTER, SQLiteStore
 from tests.store_support import (
     HOUR,
+    REDIS_KINDS,
     REDIS_URL,
     HeldWriter,
     event,
     reader_covers,
     record,
     redis_cleanup,
-    redis_prefix,
+    redis_kind_url,
     seed_table,
     woken,
 )
@@ -57,24 +57,25 @@ def new_sqlite(tmp: Path) -> Store:
 BACKENDS: dict[str, Callable[[Path], Store]] = {"memory": new_memory, "sqlite": new_sqlite}
 
 
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    """A store URL with a fresh prefix; its keys are deleted after the test."""
-    prefix = redis_prefix()
-    yield f"{REDIS_URL}?prefix={prefix}"
+@pytest.fixture(params=REDIS_KINDS)
+def redis_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A store URL with a fresh prefix (plain, bucketed, cluster); its keys are deleted
+    after the test."""
+    url, prefix = redis_kind_url(request, request.param)
+    yield url
     redis_cleanup(prefix)
 
 
-@pytest.fixture(params=[*sorted(BACKENDS), "redis"])
+@pytest.fixture(params=[*sorted(BACKENDS), *REDIS_KINDS])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """A factory: stores it makes share one backing (the same SQLite file, the same memory,
     the same Redis prefix)."""
     if request.param == "memory":
         shared = MemoryStore()
         yield lambda: shared
-    elif request.param == "redis":
-        prefix = redis_prefix()
-        yield lambda: RedisStore(f"{REDIS_URL}?prefix={prefix}")
+    elif request.param in REDIS_KINDS:
+        url, prefix = redis_kind_url(request, request.param)
+        yield lambda: RedisStore(url)
         redis_cleanup(prefix)
     else:
         yield lambda: BACKENDS["sqlite"](tmp_path)
@@ -228,12 +229,7 @@ async def test_tables_stored_before_commitments_read_back_without_any(
     await reopened.close()
     red = RedisStore(redis_url)
     await seed_table(red)
-    prefix = redis_url.split("prefix=", 1)[1]
-    raw = redis.Redis.from_url(REDIS_URL)
-    try:
-        assert raw.hdel(f"{prefix}t:t1", "deals") == 1
-    finally:
-        raw.close()
+    assert await red._redis.hdel(red._record_key("t1"), "deals") == 1
     back = await red.get("t1")
     assert back is not None and back.deals == () and back == record("t1")
     await red.close()
@@ -910,7 +906,7 @@ async def test_redis_cancelled_waiter_ends_at_once(redis_url: str) -> None:
     await reader_covers(b, {"t1": 1})
     await a.commit(record("t1", version=2), [event("t1", 2)], 1)
     await woken(keeper, "the waiter that stayed")
-    assert "t2" not in b._reader._waiters
+    assert "t2" not in b.reader_of("t2")._waiters
     await a.close()
     await b.close()
 
@@ -959,24 +955,22 @@ async def test_redis_finished_tables_expire(redis_url: str) -> None:
     assert [r.table_id for r in await store.list(TableFilter(status=Status.FINISHED))] == ["t1"]
     # a table closed as abandoned expires alike, and leaves the abandonment round's index
     await seed_table(store, "t3")
-    assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is not None
+    idle = store._bucket_keys("t3").idle[Status.WAITING]
+    assert await conn.zscore(idle, "t3") is not None
     closed = record("t3", version=2, status=Status.ABANDONED)
     end = event("t3", 2, EventKind.END, status=Status.ABANDONED, abandoned=True)
     await store.commit(closed, [end], 1)
     assert 0 < await conn.ttl(store._record_key("t3")) <= 1
     assert 0 < await conn.ttl(store._stream_key("t3")) <= 1
-    assert await conn.zscore(store._idx_idle[Status.WAITING], "t3") is None
+    assert await conn.zscore(idle, "t3") is None
     await asyncio.sleep(1.2)
     assert await store.get("t1") is None
     assert await store.events_after("t1", 0) == []
     assert [r.table_id for r in await store.list(TableFilter())] == ["t2"]
     assert await store.get("t3") is None
     # the listing dropped the expired id from every index
-    for key in (
-        store._idx_created,
-        store._status_key(Status.FINISHED),
-        store._game_key("dou_dizhu"),
-    ):
+    b = store._bucket_keys("t1")
+    for key in (b.created, b.status(Status.FINISHED), b.game("dou_dizhu")):
         assert await conn.zscore(key, "t1") is None
     await store.close()
 

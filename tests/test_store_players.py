@@ -14,19 +14,27 @@ from service.store import Store, VersionConflict
 from service.store_memory import MemoryStore
 from service.store_redis import RedisStore
 from service.store_sqlite import SQLiteStore
-from tests.store_support import REDIS_URL, event, record, redis_cleanup, redis_prefix
+from tests.store_support import (
+    REDIS_KINDS,
+    REDIS_URL,
+    event,
+    record,
+    redis_cleanup,
+    redis_kind_url,
+    redis_prefix,
+)
 from tests.support import run_async
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", *REDIS_KINDS])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """A factory: the stores it makes share one backing."""
     if request.param == "memory":
         shared = MemoryStore()
         yield lambda: shared
-    elif request.param == "redis":
-        prefix = redis_prefix()
-        yield lambda: RedisStore(f"{REDIS_URL}?prefix={prefix}")
+    elif request.param in REDIS_KINDS:
+        url, prefix = redis_kind_url(request, request.param)
+        yield lambda: RedisStore(url)
         redis_cleanup(prefix)
     else:
         yield lambda: SQLiteStore(tmp_path / "croupier.db")
@@ -200,7 +208,7 @@ async def test_redis_keys_carry_the_prefix_and_expire() -> None:
     try:
         rec = await put(store, "a", 100.0, "p1", "", "")
         await store.mark_present("a", 0, 10.0)
-        open_key, closed_key = store.player_keys("p1")
+        open_key, closed_key = store.player_keys("p1", store._table_base("a"))
         assert open_key.startswith(prefix) and "{p1}" in open_key
         assert raw.zscore(open_key, "a") == 100.0
         assert 0 < raw.ttl(store.presence_key("a")) <= 86_400
@@ -230,9 +238,9 @@ async def test_redis_drops_entries_of_tables_closed_without_the_player() -> None
         left = rec.with_(version=2, seats=(Seat(), *rec.seats[1:]))
         await store.commit(left, [event("a", 2, EventKind.LEFT)], 1)
         await finish(store, left, 500.0)
-        assert raw.zscore(store.player_keys("p1")[0], "a") == 100.0
+        assert raw.zscore(store.player_keys("p1", store._table_base("a"))[0], "a") == 100.0
         assert await ids(store, "p1", closed_since=0.0) == []
-        assert raw.zscore(store.player_keys("p1")[0], "a") is None
+        assert raw.zscore(store.player_keys("p1", store._table_base("a"))[0], "a") is None
         assert await ids(store, "p2", closed_since=0.0) == ["a"]
     finally:
         raw.close()
