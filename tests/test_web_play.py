@@ -41,6 +41,9 @@ skip_without_browser()
 sync_api = pytest.importorskip("playwright.sync_api")
 
 VIEWPORTS = ["desktop", "phone"]
+# the table's holds between events, scaled: these tests look at picks, dimming and words, not at
+# the motion (tests/test_web_table.py plays it), and wait for the table to settle after each move
+FAST = 0.1
 NOTATION = re.compile(r"\b[bgryw](?:\d{1,2}|#)(?![\w])|\bw2\b")
 
 
@@ -145,7 +148,7 @@ def test_dou_dizhu_names_hints_dims_and_never_shows_a_card_twice(
     rng = random.Random(5)
     try:
         tid = human_table(client, "dou_dizhu", 3, {"dealer": 2, "face_up": 0, "deck": dou_dizhu_deck()})
-        with watched_page(browser, viewport, one_tap=True) as w:
+        with watched_page(browser, viewport, pace=FAST, one_tap=True) as w:
             page = w.page
             sit(page, web_stack.web_url, tid, client.tokens[0])
             at_version(page, client.view(tid).version)
@@ -279,7 +282,7 @@ def test_trick_games_dim_what_cannot_follow_and_play_with_one_tap(
         tid = human_table(client, game, 4, options)
         advance_to_follow(client, tid, game, rng)
         view = client.view(tid)
-        with watched_page(browser, viewport, one_tap=True) as w:
+        with watched_page(browser, viewport, pace=FAST, one_tap=True) as w:
             page = w.page
             sit(page, web_stack.web_url, tid, client.tokens[0])
             at_version(page, view.version)
@@ -333,7 +336,7 @@ def test_dobro_joker_value_from_one_control(web_stack: ServerProcess, browser: B
         tid = human_table(client, "dobro", 2, {"rounds": 1, "opener": 0, "deck": " ".join(cards)})
         version = client.view(tid).version
         legal = list(client.view(tid, 0).legal_moves)
-        with watched_page(browser, viewport, one_tap=True) as w:
+        with watched_page(browser, viewport, pace=FAST, one_tap=True) as w:
             page = w.page
             sit(page, web_stack.web_url, tid, client.tokens[0])
             at_version(page, version)
@@ -394,7 +397,7 @@ def test_dos_shows_the_opponents_match_in_words(web_stack: ServerProcess, browse
     try:
         order = deck_for(["b4 b7 b10 r10 y1 y4 y10", "r7 g1 g6 g8 g10 y8 b3"], "r7 y9", "b5 g3 r4 y6 b9 r1")
         tid = human_table(client, "dos", 2, {"target": 1, "dealer": 1, "deck": order})
-        with watched_page(browser, viewport, one_tap=True) as w:
+        with watched_page(browser, viewport, pace=FAST, one_tap=True) as w:
             page = w.page
             sit(page, web_stack.web_url, tid, client.tokens[0])
             at_version(page, client.view(tid).version)
