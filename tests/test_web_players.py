@@ -108,6 +108,7 @@ def test_a_guest_sign_in_is_remembered_and_checked_again(
         assert f"Ann {size}" in page.inner_text("#me")
         page.reload()
         page.wait_for_selector(f"#player-bar[data-player='{player_id}']")  # WhoAmI took it
+        page.wait_for_selector(f".play-rated[data-game='{SLOW_GAME}']")  # the lobby drawn again
         assert page.locator(f".play-rated[data-game='{SLOW_GAME}']").count() == 1
         no_horizontal_scroll(page)
         page.screenshot(path=str(ARTIFACTS / f"players-lobby-{size}.png"))
