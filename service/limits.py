@@ -232,14 +232,14 @@ class SharedCounts:
         clock: Callable[[], float] = time.time,
         renew_every: float | None = None,
     ) -> None:
-        from service.store_redis import connection_options, parse_url
+        from service.redis_connect import parse_store_url, pooled
 
-        self.url, self.prefix, _ = parse_url(url)
+        parsed = parse_store_url(url)
+        self.url, self.prefix = parsed.url, parsed.prefix
         self.lease_seconds = lease_seconds
         self.clock = clock
         self.renew_every = lease_seconds / 3 if renew_every is None else renew_every
-        self._options = connection_options()  # as the store's: fresh after a Redis restart
-        self._redis = aioredis.Redis.from_url(self.url, **self._options)
+        self._redis: aioredis.Redis = pooled(self.url)  # the primary, after a failover too
         self._take = self._redis.register_script(TAKE_STREAM_LUA)
         self._leases: dict[str, str] = {}  # lease id -> table id, this server's open streams
         self._server = secrets.token_hex(6)
@@ -247,10 +247,11 @@ class SharedCounts:
         self._renewer: asyncio.Task[None] | None = None
 
     def rate_storage(self) -> Any:
-        scheme, rest = self.url.split("://", 1)
+        # the counts' own client's pool: one Redis or the Sentinel-named primary alike (the
+        # URL only says which kind of storage; the pool decides where it connects)
         return RedisStorage(
-            f"async+{scheme}://{rest}", implementation="redispy",
-            key_prefix=f"{self.prefix}limits", **self._options,
+            "async+redis://", implementation="redispy", key_prefix=f"{self.prefix}limits",
+            connection_pool=self._redis.connection_pool,
         )
 
     def _streams_key(self, table_id: str) -> str:

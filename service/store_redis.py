@@ -1,7 +1,10 @@
 """Redis store: what several server replicas share.
 
-URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS). Every key
-starts with the prefix, so several deployments (or test runs) can share one Redis.
+URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS), or the
+primary that Redis Sentinel names, `redis+sentinel://host:26379,host:26379/service/db?...`
+(clients: `service.redis_connect`; writes acknowledged once replicas hold them, with
+`wait_replicas`: `service.redis_acks`). Every key starts with the prefix, so several
+deployments (or test runs) can share one Redis.
 
 Layout, per table `<id>`:
 - `<prefix>t:<id>`: a hash, the record (the engine state as bytes in one field).
@@ -48,7 +51,6 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -81,6 +83,8 @@ from service.model import (
 from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
+from service.redis_acks import Acknowledger
+from service.redis_connect import DEFAULT_PREFIX, dedicated, parse_store_url, pooled
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -94,7 +98,6 @@ from service.store import (
 )
 from service.store_redis_players import PLAYERS_LUA, RedisPlayers
 
-DEFAULT_PREFIX = "croupier:"
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
 READER_BLOCK_MS = 5000
 # the reader's socket timeout (s): beyond its XREAD's block, or a read timed out on the client
@@ -108,21 +111,8 @@ READER_RETRY_SECONDS = 0.2
 log = get_logger("croupier.store")
 
 
-def connection_options() -> dict[str, Any]:
-    """Options for every Redis connection of the store.
+__all__ = ["DEFAULT_PREFIX", "RedisStore", "parse_url"]
 
-    redis-py 7+ enables "maintenance notifications" by default (`auto`), and with them its pool
-    skips the check that a connection it hands out is still open. After Redis restarted, each
-    idle pooled connection then failed its first command ("Connection closed by server"), so
-    a client got UNAVAILABLE even though Redis was back. Those notifications come from managed
-    Redis over RESP3 only; the store speaks RESP2, so switching them off loses nothing and
-    brings the check back: a stale connection is reconnected before it is used.
-    """
-    try:
-        from redis.maint_notifications import MaintNotificationsConfig
-    except ImportError:  # older redis-py: no such notifications, the check always runs
-        return {}
-    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
 # ids read from an index per round while a filtered listing fills its page
 LIST_PAGE = 200
 
@@ -231,22 +221,9 @@ return 1
 
 
 def parse_url(url: str) -> tuple[str, str, float]:
-    """(the URL redis-py understands, key prefix, retention seconds) from a store URL."""
-    parts = urlsplit(url)
-    query = parse_qs(parts.query, keep_blank_values=True)
-    prefix = query.pop("prefix", [DEFAULT_PREFIX])[-1]
-    raw = query.pop("retention", ["0"])[-1] or "0"
-    try:
-        retention = float(raw)
-    except ValueError:
-        raise ValueError(f"retention must be a number of seconds, got {raw!r}") from None
-    if retention < 0:
-        raise ValueError("retention may not be negative")
-    rest = urlencode({k: v[-1] for k, v in query.items()})
-    # written out rather than urlunsplit, which drops the // of a URL without a host
-    # (unix:///path -> unix:/path), a form redis-py 8 refuses
-    url = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
-    return url, prefix, retention
+    """(the connection URL, key prefix, retention seconds) from a store URL."""
+    parsed = parse_store_url(url)
+    return parsed.url, parsed.prefix, parsed.retention
 
 
 @contextlib.contextmanager
@@ -392,19 +369,17 @@ _Ids = list[bytes]
 
 class RedisStore(RedisPlayers, Store):
     def __init__(self, url: str, prefix: str | None = None, retention: float | None = None):
-        self._url, url_prefix, url_retention = parse_url(url)
-        self.prefix = url_prefix if prefix is None else prefix
-        self.retention = url_retention if retention is None else retention
+        parsed = parse_store_url(url)
+        self._url = parsed.url
+        self.prefix = parsed.prefix if prefix is None else prefix
+        self.retention = parsed.retention if retention is None else retention
         # a blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free
         # connection instead of failing (redis-py 8's default pool refuses the 101st at once,
         # which turned 100 busy tables into UNAVAILABLE answers)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            self._url,
-            max_connections=POOL_CONNECTIONS,
-            timeout=POOL_WAIT_SECONDS,
-            **connection_options(),
+        self._redis: aioredis.Redis = pooled(
+            self._url, max_connections=POOL_CONNECTIONS, pool_timeout=POOL_WAIT_SECONDS
         )
-        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self._acks = Acknowledger(self._redis, parsed.ack)
         self._script = self._redis.register_script(COMMIT_LUA)
         self._touch = self._redis.register_script(TOUCH_LUA)
         self._seats_json = SeatsJson()
@@ -425,9 +400,7 @@ class RedisStore(RedisPlayers, Store):
         return self._redis
 
     def _new_connection(self, **options: Any) -> aioredis.Redis:
-        return aioredis.from_url(
-            self._url, single_connection_client=True, **connection_options(), **options
-        )
+        return dedicated(self._url, **options)
 
     # --- keys ---------------------------------------------------------------------------
     def _record_key(self, table_id: str) -> str:
@@ -569,7 +542,10 @@ class RedisStore(RedisPlayers, Store):
         for player in players_of(record):
             keys += self.player_keys(player)
         with _reachable():
-            result = await self._script(keys=keys, args=args)
+            result = await self._acks.write(
+                self._script, keys, args, lambda r: r[0] in (b"ok", "ok"),
+                f"table {record.table_id} at version {record.version}",
+            )
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
         if outcome == "ok":
             return
@@ -604,6 +580,10 @@ class RedisStore(RedisPlayers, Store):
         ]
         with _reachable():
             await self._touch(keys=keys, args=[table_id, repr(float(seen_at))])
+
+    async def confirm(self, table_id: str) -> None:
+        with _reachable():
+            await self._acks.confirm(self._record_key(table_id), f"table {table_id}")
 
     # --- reading ------------------------------------------------------------------------
     async def get(self, table_id: str) -> TableRecord | None:

@@ -24,8 +24,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service.redis_connect import pooled
 from service.store import StoreUnavailable
-from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS, connection_options
+from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS
 from service.tickets import (
     KEEP_FINISHED_SECONDS,
     Ticket,
@@ -173,10 +174,8 @@ class RedisTickets(TicketStore):
         self._keep = str(int(keep))
         # a blocking pool, as the table store's: past its size a call waits for a connection
         # rather than failing (a crowd calling FindMatch at once)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS,
-            **connection_options())
-        self._redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self._redis: aioredis.Redis = pooled(
+            url, max_connections=POOL_CONNECTIONS, pool_timeout=POOL_WAIT_SECONDS)
         self._open = self._redis.register_script(OPEN_LUA)
         self._claim = self._redis.register_script(CLAIM_LUA)
         self._cancel = self._redis.register_script(CANCEL_LUA)

@@ -1,0 +1,247 @@
+"""Redis Sentinel: the primary SIGKILLed mid-play, several times, and writes acknowledged only
+once a replica holds them.
+
+Real processes (private `redis-server`s of these tests on free ports, never the shared Redis):
+a primary, two replicas and three sentinels with a 1 s down-after; two `croupier serve`
+replicas on the `redis+sentinel://` URL (`bench.redis_failover` runs the play and the kills).
+Then a primary with one replica that stops answering (SIGSTOP): a move whose WAIT is not
+confirmed answers UNAVAILABLE saying so, and its retry is never applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from bench.redis_private import redis_server_binary
+from bench.sentinel_private import DataNode
+from service.redis_connect import dedicated, parse_store_url, pooled
+from tests.support import CROUPIER, REPO, Client, ServerProcess, free_port
+
+needs_redis = pytest.mark.skipif(
+    redis_server_binary() is None,
+    reason="redis-server is not installed: these tests kill Redis processes of their own",
+)
+UNREACHABLE = "the table store is unreachable"
+UNCONFIRMED = "too few of its replicas confirmed it"
+
+
+def internal_errors(log: Path) -> list[str]:
+    """Server log lines (JSON) that report an internal error, or that are not JSON."""
+    bad = []
+    for line in log.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            bad.append(line)
+            continue
+        if entry.get("event") == "rpc_internal_error" or entry.get("code") == "INTERNAL":
+            bad.append(line)
+    return bad
+
+
+@pytest.mark.e2e
+@needs_redis
+def test_primary_killed_three_times_mid_play(tmp_path: Path) -> None:
+    from bench.redis_failover import run
+
+    out = run(tmp_path, kills=3, tables=4, report=print)
+    assert out.errors == [] and out.unfinished == []
+    assert out.lost == [], out.lost  # every acknowledged move at its version
+    assert out.gaps == [], out.gaps  # logs and every resumed stream: 1..n
+    assert len(out.recovery_s) == 3 and max(out.recovery_s) < 15, out.recovery_s
+    assert out.acked > 100
+    # each kill met players mid-play; all they were told meanwhile was UNAVAILABLE, saying why
+    assert out.unavailable
+    assert all(UNREACHABLE in m or UNCONFIRMED in m for m in out.unavailable), out.unavailable[:5]
+    # B polls once an hour: its streams ended promptly only because its XREAD reader followed
+    # the primary through every failover
+    assert out.reader_lag_s and max(out.reader_lag_s) < 5, out.reader_lag_s
+    for name in ("a", "b"):
+        assert internal_errors(tmp_path / f"{name}.log") == []
+    said = [json.loads(line).get("event") for line in (tmp_path / "b.log").read_text().splitlines()]
+    assert said.count("stream_reader_reconnected") >= 1
+
+
+@pytest.fixture
+def primary_and_replica(tmp_path: Path) -> Iterator[tuple[DataNode, DataNode]]:
+    primary = DataNode(tmp_path / "primary").start()
+    assert isinstance(primary, DataNode)
+    replica = DataNode(tmp_path / "replica", replica_of=primary.port)
+    try:
+        replica.start()
+        yield primary, replica
+    finally:
+        if replica.proc is not None and replica.proc.poll() is None:
+            replica.proc.send_signal(signal.SIGCONT)
+        replica.stop()
+        primary.stop()
+
+
+@pytest.mark.e2e
+@needs_redis
+def test_unconfirmed_move_fails_and_its_retry_lands_once(
+    primary_and_replica: tuple[DataNode, DataNode], tmp_path: Path
+) -> None:
+    import redis as redis_sync
+
+    primary, replica = primary_and_replica
+    url = f"{primary.url}?prefix=wait:&wait_replicas=1&wait_timeout_ms=300"
+    raw = redis_sync.Redis(port=primary.port)
+    deadline = time.monotonic() + 20
+    while raw.info("replication").get("slave0", {}).get("state") != "online":
+        assert time.monotonic() < deadline, "the replica never came online"
+        time.sleep(0.05)
+    server = ServerProcess(db=tmp_path / "s.db", store=url).start()
+    c = Client(server.address)
+    try:
+        tid = c.seated_table()
+        for _ in range(2):
+            assert c.step(tid) is not None  # writes the replica confirms: acknowledged
+        public = c.view(tid)
+        seat = public.to_act[0]
+        mine = c.view(tid, seat)
+        move, version = mine.legal_moves[0], mine.version
+
+        assert replica.proc is not None
+        replica.proc.send_signal(signal.SIGSTOP)  # alive, linked, silent: no ack comes
+        with pytest.raises(grpc.RpcError) as first:
+            c.move(tid, seat, move, version)
+        assert first.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert UNCONFIRMED in (first.value.details() or "")
+        # the primary holds it (not rolled back, not acknowledged)
+        assert c.view(tid).version == version + 1
+        # a retry while the replica still says nothing: UNAVAILABLE again, nothing applied
+        with pytest.raises(grpc.RpcError) as again:
+            c.move(tid, seat, move, version)
+        assert again.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert UNCONFIRMED in (again.value.details() or "")
+        assert c.view(tid).version == version + 1
+
+        replica.proc.send_signal(signal.SIGCONT)
+        reply = c.move(tid, seat, move, version)  # answered as the first, once confirmed
+        assert reply.version == version + 1 and reply.move == move
+        assert c.view(tid).version == version + 1
+        log = []
+        call = c.stream(tid, timeout=10)
+        for e in call:
+            log.append(e)
+            if e.version == version + 1:
+                call.cancel()
+                break
+        assert [e.version for e in log] == list(range(1, version + 2))
+        assert [e.move for e in log if e.version == version + 1] == [move]  # once
+        # the replica holds it: what a promoted replica would serve
+        held = redis_sync.Redis(port=replica.port)
+        assert int(held.hget(f"wait:t:{tid}", "version") or 0) == version + 1
+        held.close()
+        # and play goes on
+        assert c.step(tid) is not None
+        assert internal_errors(server.log_path) == []
+    finally:
+        c.close()
+        server.stop()
+        raw.close()
+
+
+@pytest.mark.e2e
+@needs_redis
+def test_more_replicas_asked_for_than_exist(
+    primary_and_replica: tuple[DataNode, DataNode], tmp_path: Path
+) -> None:
+    """wait_replicas above the replica count: no table write is ever acknowledged, and the
+    service says why rather than pretending (CreateTable answers UNAVAILABLE)."""
+    primary, _ = primary_and_replica
+    url = f"{primary.url}?prefix=wait2:&wait_replicas=2&wait_timeout_ms=200"
+    server = ServerProcess(db=tmp_path / "s.db", store=url).start()
+    c = Client(server.address)
+    try:
+        with pytest.raises(grpc.RpcError) as failed:
+            c.create()
+        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert UNCONFIRMED in (failed.value.details() or "")
+    finally:
+        c.close()
+        server.stop()
+
+
+# --- URLs ---------------------------------------------------------------------------------
+
+
+def test_sentinel_urls_are_read_fully() -> None:
+    parsed = parse_store_url(
+        "redis+sentinel://u:pw@s1:26380,[::1],s3/mymaster/2?prefix=p:&retention=60"
+        "&wait_replicas=1&wait_timeout_ms=250&sentinel_password=sp&socket_timeout=5"
+    )
+    assert (parsed.prefix, parsed.retention) == ("p:", 60.0)
+    assert (parsed.ack.replicas, parsed.ack.timeout_ms) == (1, 250)
+    assert parsed.sentinel
+    assert "prefix" not in parsed.url and "wait_replicas" not in parsed.url
+
+    import asyncio
+
+    async def built() -> None:
+        client = pooled(parsed.url, max_connections=8)
+        one = dedicated(parsed.url)
+        try:
+            pool = client.connection_pool
+            kw = pool.connection_kwargs
+            assert (kw["db"], kw["username"], kw["password"]) == (2, "u", "pw")
+            assert kw["socket_timeout"] == 5.0 and kw["socket_connect_timeout"] == 2.0
+            assert pool.max_connections == 8
+            sentinels = pool.sentinel_manager.sentinels  # type: ignore[attr-defined]
+            addresses = [(s.connection_pool.connection_kwargs["host"],
+                          s.connection_pool.connection_kwargs["port"]) for s in sentinels]
+            assert addresses == [("s1", 26380), ("::1", 26379), ("s3", 26379)]
+            assert all(s.connection_pool.connection_kwargs["password"] == "sp"
+                       for s in sentinels)
+            assert one.single_connection_client
+        finally:
+            await client.aclose()
+            await one.aclose()
+
+    asyncio.run(built())
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("redis+sentinel://s1:26379", "names the primary's service"),
+    ("redis+sentinel://s1:26379/a/b/c", "names the primary's service"),
+    ("redis+sentinel:///mymaster", "no sentinel host"),
+    ("redis+sentinel://s1:port/mymaster", "bad sentinel port"),
+    ("redis+sentinel://s1/mymaster/zero", "the database must be a number"),
+    ("redis://h/0?wait_replicas=one", "wait_replicas must be a whole number"),
+    ("redis://h/0?wait_replicas=-1", "wait_replicas may not be negative"),
+    ("redis://h/0?wait_replicas=1&wait_timeout_ms=0", "WAIT 0 would wait forever"),
+    ("redis://h/0?wait_replicas=1&wait_timeout_ms=500&socket_timeout=0.5",
+     "must be longer than wait_timeout_ms"),
+    ("redis+sentinel://:secret@s1/m?sentinel_timeout=soon", "sentinel_timeout must be"),
+    ("memcache://h/0", "unknown Redis URL scheme"),
+])
+def test_bad_urls_say_what_is_wrong(url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as e:
+        parse_store_url(url)
+    assert "secret" not in str(e.value)
+
+
+def test_plain_urls_keep_their_meaning() -> None:
+    parsed = parse_store_url("redis://:pw@h:1/3?prefix=a:&socket_timeout=5")
+    assert parsed.url == "redis://:pw@h:1/3?socket_timeout=5"
+    assert (parsed.ack.replicas, parsed.sentinel) == (0, False)  # WAIT off unless asked
+
+
+def test_a_server_refuses_a_bad_sentinel_url_at_start(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*CROUPIER, "serve", "--listen", f"127.0.0.1:{free_port()}", "--store",
+         "redis+sentinel://:hunter2@127.0.0.1:26379?prefix=x:"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode != 0
+    assert "names the primary's service" in done.stderr
+    assert "hunter2" not in done.stderr + done.stdout
