@@ -14,14 +14,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 import redis
 
 from bench.redis_private import PrivateRedis
 
 SERVICE = "croupier"
-T = TypeVar("T")
 
 
 class DataNode(PrivateRedis):
@@ -70,8 +69,9 @@ class SentinelNode(PrivateRedis):
         return [self.binary, str(self.config), "--sentinel"]
 
 
-def _ask(port: int, call: Callable[[redis.Redis], T]) -> T | None:
-    """`call` on a client of the node on `port`; None when it does not answer."""
+def _ask(port: int, call: Callable[[redis.Redis], Any]) -> Any:
+    """`call` on a client of the node on `port` (redis-py's sync replies, typed loosely);
+    None when it does not answer."""
     conn = redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1)
     try:
         return call(conn)

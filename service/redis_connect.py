@@ -138,7 +138,7 @@ def parse_store_url(url: str) -> StoreUrl:
     conn = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
     parsed = StoreUrl(conn, prefix, retention, Acknowledgement(replicas, timeout_ms))
     if parsed.sentinel:
-        _sentinel_target(conn)  # checked now: a bad URL fails at start, not at the first call
+        sentinel_target(conn)  # checked now: a bad URL fails at start, not at the first call
     return parsed
 
 
@@ -173,7 +173,7 @@ def _hosts(netloc: str, url: str) -> tuple[tuple[str, int], ...]:
     return tuple(hosts)
 
 
-def _sentinel_target(url: str) -> _SentinelTarget:
+def sentinel_target(url: str) -> _SentinelTarget:
     parts = urlsplit(url)
     tls = parts.scheme.lower().startswith("rediss")
     userinfo, _, netloc = parts.netloc.rpartition("@")
@@ -237,7 +237,7 @@ class _SentinelClient(aioredis.Redis):
 
 def _sentinel_client(url: str, pool_class: type[SentinelConnectionPool],
                      **options: Any) -> _SentinelClient:
-    target = _sentinel_target(url)
+    target = sentinel_target(url)
     sentinel = Sentinel(
         target.sentinels,
         sentinel_kwargs={**target.sentinel, **connection_options()},

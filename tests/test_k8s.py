@@ -24,7 +24,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -158,6 +157,22 @@ def mounted_secret(pod: dict[str, Any], c: dict[str, Any], path: str) -> tuple[s
 
 def labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return all(labels.get(k) == v for k, v in selector.items())
+
+
+def redis_config_lines(docs: list[dict[str, Any]]) -> list[str]:
+    """The lines the Redis pods' init script writes into redis.conf and sentinel.conf (its
+    `echo "..."` lines, in order, with shell quoting undone)."""
+    script = find(docs, "ConfigMap", "croupier-redis-scripts")["data"]["init.sh"]
+    return [m.group(1).replace('\\"', '"')
+            for m in re.finditer(r'echo "((?:[^"\\]|\\.)*)"', script)]
+
+
+def redis_setting(docs: list[dict[str, Any]], name: str) -> str:
+    """A data node setting (redis.conf), as the init script writes it."""
+    found = [line.split(" ", 1)[1] for line in redis_config_lines(docs)
+             if line.split(" ", 1)[0] == name]
+    assert found, f"redis.conf sets no {name}"
+    return found[0]
 
 
 # --- the files themselves (no kubectl needed) ----------------------------------------------
@@ -380,8 +395,23 @@ def test_overlay_contents(rendered: tuple[str, list[dict[str, Any]]]) -> None:
     else:
         assert server["spec"]["replicas"] == 3
         redis = find(docs, "StatefulSet", "croupier-redis")
-        args = container(redis, "redis")["args"]
-        assert args[args.index("--appendonly") + 1] == "yes"
+        # a primary and two replicas, a sentinel beside each, one pod per node
+        assert redis["spec"]["replicas"] == 3
+        assert {c["name"] for c in redis["spec"]["template"]["spec"]["containers"]} == {
+            "redis", "sentinel"}
+        anti = redis["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
+        assert anti["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == (
+            "kubernetes.io/hostname")
+        assert redis_setting(docs, "appendonly") == "yes"
+        assert redis_setting(docs, "appendfsync") == "always"
+        # a drain proceeds without an operator, one Redis pod at a time (the quorum stays)
+        pdb = find(docs, "PodDisruptionBudget", "croupier-redis")
+        assert pdb["spec"]["maxUnavailable"] == 1
+        lines = redis_config_lines(docs)
+        (monitor,) = [line for line in lines if line.startswith("sentinel monitor ")]
+        quorum = int(monitor.split()[-1])
+        assert redis["spec"]["replicas"] - pdb["spec"]["maxUnavailable"] >= quorum
+        assert quorum > redis["spec"]["replicas"] // 2, "two partitions never both fail over"
         hpa = find(docs, "HorizontalPodAutoscaler", "croupier-bots")
         assert hpa["spec"]["scaleTargetRef"]["name"] == "croupier-bots"
         assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
@@ -398,8 +428,8 @@ def test_server_manifest_matches_the_server(
     rendered: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from service.cli import build_parser
+    from service.redis_connect import parse_store_url, sentinel_target
     from service.server import SERVICE_NAME
-    from service.store_redis import parse_url
 
     overlay, docs = rendered
     server = find(docs, "Deployment", "croupier-server")
@@ -437,18 +467,37 @@ def test_server_manifest_matches_the_server(
         mounts = [m["mountPath"] for m in c["volumeMounts"]]
         assert any(path.is_relative_to(m) for m in mounts if m != "/tmp")
     else:
-        url, _, retention = parse_url(args.store)
-        parts = urlsplit(url)
-        assert parts.scheme == "redis" and retention > 0
-        redis_service = find(docs, "Service", parts.hostname or "")
-        assert redis_service["spec"]["ports"][0]["port"] == parts.port
-        # the password Redis requires, from the same Secret key, and only from a Secret
-        redis_env = env_of(container(find(docs, "StatefulSet", "croupier-redis"), "redis"))
-        redis_args = container(find(docs, "StatefulSet", "croupier-redis"), "redis")["args"]
-        required = redis_args[redis_args.index("--requirepass") + 1]
-        assert required == "$(REDIS_PASSWORD)"
-        assert parts.password == redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"]
-        assert parts.password == secret_sample("croupier-redis", "password")
+        store = parse_store_url(args.store)
+        assert store.sentinel and store.retention > 0
+        target = sentinel_target(store.url)
+        redis = find(docs, "StatefulSet", "croupier-redis")
+        headless = find(docs, "Service", redis["spec"]["serviceName"])
+        sentinel_port = port_named(container(redis, "sentinel"), "sentinel")
+        assert any(p["port"] == sentinel_port for p in headless["spec"]["ports"])
+        # every sentinel, by the stable name of its pod
+        assert list(target.sentinels) == [
+            (f"croupier-redis-{i}.{headless['metadata']['name']}", sentinel_port)
+            for i in range(redis["spec"]["replicas"])
+        ]
+        # the service name the sentinels monitor
+        lines = redis_config_lines(docs)
+        (monitor,) = [line for line in lines if line.startswith("sentinel monitor ")]
+        assert monitor.split()[2] == target.service
+        # moves acknowledged once a replica holds them, never waiting for more than exist
+        assert 1 <= store.ack.replicas <= redis["spec"]["replicas"] - 1
+        assert 0 < store.ack.timeout_ms <= 5000
+        # the password Redis and the sentinels require, from the same Secret key, and only
+        # from a Secret (the init script writes it into the configs from the environment)
+        (init,) = redis["spec"]["template"]["spec"]["initContainers"]
+        assert env_of(init)["REDIS_PASSWORD"] == secret_sample("croupier-redis", "password")
+        assert "requirepass $REDIS_PASSWORD" in lines
+        assert "masterauth $REDIS_PASSWORD" in lines
+        assert f"sentinel auth-pass {target.service} $REDIS_PASSWORD" in lines
+        redis_env = env_of(container(redis, "redis"))
+        password = secret_sample("croupier-redis", "password")
+        assert target.data["password"] == password == redis_env["REDISCLI_AUTH"]
+        assert target.sentinel["password"] == password
+        assert env_of(container(redis, "sentinel"))["REDISCLI_AUTH"] == password
     # the API key file the server reads is a file of the Secret croupier-api-keys
     assert args.api_keys, "a server open to anyone who reaches its port"
     assert mounted_secret(pod, c, args.api_keys) == ("croupier-api-keys", "api-keys")
@@ -588,7 +637,8 @@ def test_selectors_budgets_and_policies_name_real_pods(
         for rule in redis_policy["spec"]["ingress"]
         for peer in rule["from"]
     ]
-    assert sources == [{"croupier-server"}], "only servers reach Redis"
+    # servers, and the Redis pods each other (replication, the sentinels' gossip)
+    assert set().union(*sources) == {"croupier-server", "croupier-redis"}, "only servers reach Redis"
     bots_policy = by_target[frozenset({"croupier-bots"})]
     assert "Egress" in bots_policy["spec"]["policyTypes"]
     for rule in bots_policy["spec"]["egress"]:
@@ -731,12 +781,11 @@ def test_redis_refuses_writes_before_its_memory_limit_and_never_evicts(
         assert not [d for d in docs if d["kind"] == "StatefulSet"]
         return
     redis = container(find(docs, "StatefulSet", "croupier-redis"), "redis")
-    args = redis["args"]
-    maxmemory = redis_bytes(args[args.index("--maxmemory") + 1])
+    maxmemory = redis_bytes(redis_setting(docs, "maxmemory"))
     limit = quantity_bytes(redis["resources"]["limits"]["memory"])
     # room for the AOF rewrite's copy-on-write pages, client buffers and fragmentation
     assert 0 < maxmemory <= 0.75 * limit, (maxmemory, limit)
-    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    assert redis_setting(docs, "maxmemory-policy") == "noeviction"
 
 
 @needs_kubectl
