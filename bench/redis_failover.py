@@ -10,6 +10,7 @@ SIGKILLed `kills` times mid-play (the killed node comes back as a replica of the
 before the next kill), then the tables play to their end.
 
     python -m bench.redis_failover [--kills 3] [--tables 4]
+    python -m bench.redis_failover --latency 3   # what the WAIT costs a move, no kills
 
 Prints, per kill, the seconds until the next accepted move, and the checks: every acknowledged
 move in the log at its version, every stream gapless, every table finished.
@@ -237,13 +238,40 @@ def run(base: Path, kills: int = 3, tables: int = 4, seed: int = 7,
     return out
 
 
+def latency(base: Path, seconds: float) -> None:
+    """What waiting for a replica costs a move: `bench.rpc_latency` on the Sentinel URL with
+    wait_replicas 0 and 1 (a primary and two replicas on this machine: the replica's ack is a
+    loopback round trip, the floor of what a network adds)."""
+    from bench import rpc_latency
+
+    deployment = PrivateSentinels(base / "redis").start()
+    try:
+        for wait in (0, 1):
+            print(f"\n--- wait_replicas={wait}")
+            rpc_latency.main([
+                "--store", deployment.url(f"prefix=lat{wait}:&wait_replicas={wait}"),
+                "--seconds", str(seconds), "--repeat", "1", "--concurrency", "1", "32",
+            ])
+    finally:
+        deployment.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
+    parser.add_argument("--latency", type=float, metavar="SECONDS", default=0,
+                        help="instead: SubmitMove latency with and without the replica WAIT, "
+                        "SECONDS per measurement")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="croupier-failover-"))
+    if args.latency:
+        try:
+            latency(base, args.latency)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     started = time.monotonic()
     try:
         out = run(base, kills=args.kills, tables=args.tables)

@@ -57,7 +57,9 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         "--store",
         default=defaults.store,
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
-        "(shared by replicas; finished tables expire after S seconds) or 'memory' (tests only: "
+        "(shared by replicas; finished tables expire after S seconds), "
+        "'redis+sentinel://host:26379,host:26379/service/db[?...&wait_replicas=1]' (the primary "
+        "Redis Sentinel names; moves acknowledged once replicas hold them) or 'memory' (tests only: "
         "lost on exit); a password in it is never logged nor shown (env CROUPIER_STORE; "
         f"default {_shown(defaults.store)})",
     )

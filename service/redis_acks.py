@@ -26,8 +26,8 @@ A SubmitMove with expected_version 0 skips the version check: such a retry after
 unconfirmed write may apply a move twice where the rules allow it again, as after any
 UNAVAILABLE; clients that retry send the version they decided on.
 
-The script and its WAIT go in one pipeline on one connection: WAIT counts the writes of its
-own connection, so a WAIT on another pooled connection would confirm nothing. If the
+The script and its WAIT go in one pipeline on one connection (one round trip): WAIT counts the
+writes of its own connection, so a WAIT on another pooled connection would confirm nothing. If the
 connection breaks, redis-py resends the pipeline whole on a new one: the script runs again
 (a no-op conflict if its first run landed, so its WAIT then confirms nothing and the result
 is a conflict, which the replay check answers as above).
@@ -88,18 +88,21 @@ class Acknowledger:
 
     async def _with_wait(self, script: AsyncScript, keys: Sequence[Any], args: Sequence[Any]
                          ) -> tuple[Any, int]:
+        """The script's reply and how many replicas confirmed it: EVALSHA and WAIT in one
+        round trip (redis-py's scripts in a pipeline would ask SCRIPT EXISTS first, another)."""
         for attempt in (1, 2):
             try:
                 async with self._client.pipeline(transaction=False) as pipe:
-                    await script(keys=keys, args=args, client=pipe)
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
                     pipe.wait(self.ack.replicas, self.ack.timeout_ms)
                     reply, confirmed = await pipe.execute()
                 return reply, int(confirmed)
             except NoScriptError:
-                # the pipeline was resent to a new primary (a failover) that lacks the script:
-                # it did not run there; the next pipeline loads it first
+                # a Redis that has not seen the script yet (a new primary after a failover, a
+                # restart): it did not run; load it and send both again
                 if attempt == 2:
                     raise
+                script.sha = await self._client.script_load(script.script)
         raise AssertionError("unreachable")
 
     def _check(self, confirmed: int, what: str) -> None:

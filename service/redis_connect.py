@@ -37,6 +37,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.connection import parse_url as redis_parse_url
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.exceptions import MasterDownError, ReadOnlyError, ResponseError
 
 from common.masking import masked
 
@@ -68,6 +69,17 @@ def connection_options() -> dict[str, Any]:
     except ImportError:  # older redis-py: no such notifications, the check always runs
         return {}
     return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+
+
+def refused_by_primary(error: BaseException) -> bool:
+    """An error reply that means "no primary takes writes here now", not a bug: a node that
+    became a replica (READONLY, on a plain URL), a replica cut off from its primary
+    (MASTERDOWN), or a primary with too few replicas for `min-replicas-to-write` (NOREPLICAS,
+    also from inside a script). Callers answer these UNAVAILABLE, as a lost connection."""
+    if isinstance(error, (ReadOnlyError, MasterDownError)):
+        return True
+    return isinstance(error, ResponseError) and str(error).startswith(
+        ("NOREPLICAS", "MASTERDOWN", "READONLY"))
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, WatchError
+from redis.exceptions import RedisError, ResponseError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from common.logging import get_logger
@@ -84,7 +84,13 @@ from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
 from service.redis_acks import Acknowledger
-from service.redis_connect import DEFAULT_PREFIX, dedicated, parse_store_url, pooled
+from service.redis_connect import (
+    DEFAULT_PREFIX,
+    dedicated,
+    parse_store_url,
+    pooled,
+    refused_by_primary,
+)
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -233,6 +239,10 @@ def _reachable() -> Iterator[None]:
         yield
     except (RedisConnectionError, RedisTimeoutError) as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _num(value: float | None) -> str:

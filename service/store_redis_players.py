@@ -20,10 +20,12 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.model import TableRecord
 from service.player_index import belongs
+from service.redis_connect import refused_by_primary
 from service.store import StoreUnavailable
 
 # ids read per round from a player's set of open tables while a listing fills its page
@@ -68,6 +70,10 @@ def _reachable() -> Iterator[None]:
         yield
     except (RedisConnectionError, RedisTimeoutError) as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _text(value: bytes | str) -> str:

@@ -22,9 +22,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.redis_connect import pooled
+from service.redis_connect import pooled, refused_by_primary
 from service.store import StoreUnavailable
 from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS
 from service.tickets import (
@@ -155,6 +156,10 @@ def _reachable() -> Iterator[None]:
         yield
     except (RedisConnectionError, RedisTimeoutError) as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _text(value: Any) -> str:

@@ -245,3 +245,39 @@ def test_a_server_refuses_a_bad_sentinel_url_at_start(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "names the primary's service" in done.stderr
     assert "hunter2" not in done.stderr + done.stdout
+
+
+@needs_redis
+def test_a_primary_refusing_writes_is_unavailable_not_a_bug(tmp_path: Path) -> None:
+    """`min-replicas-to-write` with no replica: Redis answers NOREPLICAS (from inside the
+    write script); the store says StoreUnavailable (UNAVAILABLE), as for a lost connection,
+    and reads still answer."""
+    import asyncio
+
+    import redis as redis_sync
+
+    from service.model import EventKind
+    from service.store import StoreUnavailable
+    from service.store_redis import RedisStore
+    from tests.store_support import event, record
+
+    node = DataNode(tmp_path / "alone").start()
+    try:
+        raw = redis_sync.Redis(port=node.port)
+
+        async def scenario() -> None:
+            store = RedisStore(f"{node.url}?prefix=norep:")
+            try:
+                await store.create(record("t1"), [event("t1", 1, EventKind.CREATED)])
+                raw.config_set("min-replicas-to-write", 1)
+                with pytest.raises(StoreUnavailable, match="NOREPLICAS"):
+                    await store.commit(record("t1", version=2), [event("t1", 2)], 1)
+                got = await store.get("t1")
+                assert got is not None and got.version == 1
+            finally:
+                await store.close()
+
+        asyncio.run(scenario())
+        raw.close()
+    finally:
+        node.stop()
