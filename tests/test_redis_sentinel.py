@@ -14,7 +14,7 @@ import json
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -281,3 +281,53 @@ def test_a_primary_refusing_writes_is_unavailable_not_a_bug(tmp_path: Path) -> N
         raw.close()
     finally:
         node.stop()
+
+
+@pytest.mark.e2e
+@needs_redis
+def test_no_primary_means_not_ready_and_unavailable_until_one_is_back(tmp_path: Path) -> None:
+    """A primary with no replica to promote, killed: while the sentinel names no reachable
+    primary the server is not ready (the readiness probe's service) and a call answers
+    UNAVAILABLE; once the primary is back (same port) it is ready again by itself."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from bench.sentinel_private import PrivateSentinels
+
+    def ready(address: str) -> bool:
+        with grpc.insecure_channel(address) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="croupier.v1.Croupier"), timeout=5)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+    def until(what: str, check: Callable[[], bool], timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():
+            assert time.monotonic() < deadline, f"never: {what}"
+            time.sleep(0.1)
+
+    deployment = PrivateSentinels(tmp_path / "redis", replicas=0, sentinels=1).start()
+    server = None
+    c = None
+    try:
+        server = ServerProcess(db=tmp_path / "s.db", store=deployment.url("prefix=ready:"),
+                               extra=("--store-check-seconds", "0.2")).start()
+        c = Client(server.address)
+        until("ready", lambda: ready(server.address))
+        c.seated_table()
+        (primary,) = deployment.data
+        primary.kill()
+        until("not ready", lambda: not ready(server.address))
+        with pytest.raises(grpc.RpcError) as down:
+            c.create()
+        assert down.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert UNREACHABLE in (down.value.details() or "")
+        primary.start()
+        until("ready again", lambda: ready(server.address))
+        c.seated_table()
+        assert internal_errors(server.log_path) == []
+    finally:
+        if c is not None:
+            c.close()
+        if server is not None:
+            server.stop()
+        deployment.stop()
