@@ -84,13 +84,7 @@ from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
 from service.redis_acks import Acknowledger
-from service.redis_connect import (
-    DEFAULT_PREFIX,
-    dedicated,
-    parse_store_url,
-    pooled,
-    refused_by_primary,
-)
+from service.redis_connect import dedicated, parse_store_url, pooled, refused_by_primary
 from service.store import (
     Ratings,
     RatingUpdate,
@@ -115,9 +109,6 @@ READER_SOCKET_TIMEOUT = READER_BLOCK_MS / 1000 + 10
 READER_RETRY_SECONDS = 0.2
 
 log = get_logger("croupier.store")
-
-
-__all__ = ["DEFAULT_PREFIX", "RedisStore", "parse_url"]
 
 # ids read from an index per round while a filtered listing fills its page
 LIST_PAGE = 200

@@ -210,6 +210,26 @@ def test_sentinel_urls_are_read_fully() -> None:
     asyncio.run(built())
 
 
+def test_tls_sentinel_urls_use_tls_to_sentinels_and_data_nodes() -> None:
+    import asyncio
+
+    from redis.asyncio.connection import SSLConnection
+    from redis.asyncio.sentinel import SentinelManagedSSLConnection
+
+    async def built() -> None:
+        client = pooled("rediss+sentinel://s1,s2/m?ssl_cert_reqs=required&prefix=t:")
+        try:
+            pool = client.connection_pool
+            assert pool.connection_class is SentinelManagedSSLConnection
+            assert pool.connection_kwargs["ssl_cert_reqs"] == "required"
+            for s in pool.sentinel_manager.sentinels:  # type: ignore[attr-defined]
+                assert s.connection_pool.connection_class is SSLConnection
+        finally:
+            await client.aclose()
+
+    asyncio.run(built())
+
+
 @pytest.mark.parametrize(("url", "says"), [
     ("redis+sentinel://s1:26379", "names the primary's service"),
     ("redis+sentinel://s1:26379/a/b/c", "names the primary's service"),
