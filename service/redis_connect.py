@@ -155,7 +155,7 @@ def parse_store_url(url: str) -> StoreUrl:
 
 
 @dataclass(frozen=True)
-class _SentinelTarget:
+class SentinelTarget:
     sentinels: tuple[tuple[str, int], ...]
     service: str
     data: dict[str, Any]  # redis-py connection options of the data nodes
@@ -185,7 +185,9 @@ def _hosts(netloc: str, url: str) -> tuple[tuple[str, int], ...]:
     return tuple(hosts)
 
 
-def sentinel_target(url: str) -> _SentinelTarget:
+def sentinel_target(url: str) -> SentinelTarget:
+    """What a Sentinel connection URL says: the sentinels, the service, the options of the
+    data nodes' connections and of the sentinels'."""
     parts = urlsplit(url)
     tls = parts.scheme.lower().startswith("rediss")
     userinfo, _, netloc = parts.netloc.rpartition("@")
@@ -210,8 +212,10 @@ def sentinel_target(url: str) -> _SentinelTarget:
     # the data nodes' options as redis-py reads them from a URL (types, TLS options, auth)
     rest = urlencode({k: v[-1] for k, v in query.items()})
     auth = f"{userinfo}@" if userinfo else ""
-    data: dict[str, Any] = dict(redis_parse_url(f"{'rediss' if tls else 'redis'}://{auth}placeholder/{db}"
-                           + (f"?{rest}" if rest else "")))
+    scheme = "rediss" if tls else "redis"
+    data: dict[str, Any] = dict(
+        redis_parse_url(f"{scheme}://{auth}placeholder/{db}" + (f"?{rest}" if rest else ""))
+    )
     for name in ("host", "port", "connection_class"):  # the sentinels name the host
         data.pop(name, None)
     data.setdefault("socket_connect_timeout", DATA_CONNECT_TIMEOUT)
@@ -225,7 +229,7 @@ def sentinel_target(url: str) -> _SentinelTarget:
     }
     if tls:
         data["ssl"] = True  # SentinelConnectionPool then makes TLS connections
-    return _SentinelTarget(sentinels, service, data, sentinel)
+    return SentinelTarget(sentinels, service, data, sentinel)
 
 
 class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
