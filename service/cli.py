@@ -58,7 +58,9 @@ def _serve_flags(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None
         default=defaults.store,
         help="'sqlite:<path>' (created if absent), 'redis://host:port/db[?prefix=P&retention=S]' "
         "(shared by replicas; finished tables expire after S seconds), "
-        "'redis+cluster://host:port,host:port/[?prefix=P&buckets=N]' (a Redis Cluster) "
+        "'redis+sentinel://host:26379,host:26379/service/db[?...]' (the primary Redis Sentinel "
+        "names), 'redis+cluster://host:port,host:port/[?prefix=P&buckets=N]' (a Redis Cluster; "
+        "with any Redis URL, '&wait_replicas=1' acknowledges moves once a replica holds them) "
         "or 'memory' (tests only: "
         "lost on exit); a password in it is never logged nor shown (env CROUPIER_STORE; "
         f"default {_shown(defaults.store)})",

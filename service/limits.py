@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import redis.asyncio as aioredis
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -32,7 +33,7 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from service.model import TableRecord
 from service.reasons import Reason
-from service.redis_cluster import is_cluster, limits_url
+from service.redis_cluster import limits_url
 from service.store import StoreUnavailable
 from service.tables import Code, TableError
 
@@ -232,14 +233,14 @@ class SharedCounts:
         clock: Callable[[], float] = time.time,
         renew_every: float | None = None,
     ) -> None:
-        from service.store_redis import connection_options, open_client, parse_url
+        from service.redis_connect import parse_store_url, pooled
 
-        self.url, self.prefix, _ = parse_url(url)
+        parsed = parse_store_url(url)
+        self.url, self.prefix = parsed.url, parsed.prefix
         self.lease_seconds = lease_seconds
         self.clock = clock
         self.renew_every = lease_seconds / 3 if renew_every is None else renew_every
-        self._options = connection_options()  # as the store's: fresh after a Redis restart
-        self._redis = open_client(self.url)
+        self._redis = pooled(self.url)  # the primary, after a failover too; or a cluster's
         self._take = self._redis.register_script(TAKE_STREAM_LUA)
         self._leases: dict[str, str] = {}  # lease id -> table id, this server's open streams
         self._server = secrets.token_hex(6)
@@ -247,15 +248,21 @@ class SharedCounts:
         self._renewer: asyncio.Task[None] | None = None
 
     def rate_storage(self) -> Any:
+        from service.redis_connect import connection_options, is_cluster
+
         if is_cluster(self.url):
+            # the limits library builds a cluster client of its own from the same nodes (it
+            # takes no client nor pool of ours for a cluster)
             return RedisClusterStorage(
                 limits_url(self.url), implementation="redispy",
-                key_prefix=f"{self.prefix}limits", **self._options,
+                key_prefix=f"{self.prefix}limits", **connection_options(),
             )
-        scheme, rest = self.url.split("://", 1)
+        # the counts' own client's pool: one Redis or the Sentinel-named primary alike (the
+        # URL only says which kind of storage; the pool decides where it connects)
+        assert isinstance(self._redis, aioredis.Redis)
         return RedisStorage(
-            f"async+{scheme}://{rest}", implementation="redispy",
-            key_prefix=f"{self.prefix}limits", **self._options,
+            "async+redis://", implementation="redispy", key_prefix=f"{self.prefix}limits",
+            connection_pool=self._redis.connection_pool,
         )
 
     def _streams_key(self, table_id: str) -> str:
@@ -309,6 +316,6 @@ class SharedCounts:
     async def close(self) -> None:
         if self._renewer is not None:
             self._renewer.cancel()
-        from service.store_redis import close_client
+        from service.redis_connect import close_client
 
         await close_client(self._redis)

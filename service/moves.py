@@ -198,6 +198,9 @@ class TableMoves(TableSeats):
             state=last.state, seats=last.seats, status=last.status, version=last.version,
             next_deal_at=last.next_deal_at, ready=last.ready,
         )
+        # answered as acknowledged only once it is as safe as one: the first try may have
+        # failed because too few replicas confirmed it (service.redis_acks)
+        await self.store.confirm(record.table_id)
         public = game.redact(decode_cache.decode(game, before.state), seat, move, None)
         return MoveOutcome(after, seat, made.move, public, tuple(done), replayed=True)
     async def _play(

@@ -19,7 +19,7 @@ from grpc_status import rpc_status
 from common.logging import get_logger
 from service import server_metrics
 from service.reasons import DOMAIN, FALLBACK, Reason
-from service.store import StoreUnavailable
+from service.store import StoreUnavailable, WriteUnconfirmed
 from service.tables import Code, TableError
 from service.validation import MAX_TABLE_ID_CHARS
 
@@ -106,6 +106,16 @@ def _classify(exc: BaseException, method: str) -> _Failure:
     if isinstance(exc, TableError):
         reason = exc.reason or FALLBACK.get(exc.code.name, Reason.INTERNAL)
         return _Failure(GRPC_CODE[exc.code], exc.message, exc.log_message, reason, exc.meta)
+    if isinstance(exc, WriteUnconfirmed):
+        message = (
+            "the write reached the table store but too few of its replicas confirmed it in "
+            "time, so it is not acknowledged (a failover could lose it); retry: a SubmitMove "
+            "sent again with the same move and expected_version is answered as the first once "
+            "the replicas hold it, or played if it was lost"
+        )
+        return _Failure(
+            grpc.StatusCode.UNAVAILABLE, message, str(exc), Reason.STORE_UNAVAILABLE
+        )
     if isinstance(exc, StoreUnavailable):
         message = (
             "the table store is unreachable; retry (a SubmitMove sent again with the same "

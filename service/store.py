@@ -38,6 +38,12 @@ class StoreUnavailable(StoreError):
     Clients are told UNAVAILABLE: retry, re-reading the table first."""
 
 
+class WriteUnconfirmed(StoreUnavailable):
+    """The write landed on the primary, but fewer replicas than the store asks for confirmed
+    it in time: not acknowledged, since a failover now could lose it. A retry of the same move
+    finds it (the version moved on) and is answered as the first once replicas hold it."""
+
+
 def check_commit(record: TableRecord, events: Sequence[Event], expected_version: int) -> None:
     """The rules every backend enforces: events continue the log without gaps, and the record's
     version is the last event's. A violation is a bug in the caller, not a conflict."""
@@ -190,14 +196,20 @@ class Store(ABC):
         """Reaches the backend once; StoreUnavailable when it cannot (readiness asks this)."""
         await self.get("health-probe")
 
+    async def confirm(self, table_id: str) -> None:  # noqa: B027 - only replicated stores
+        """Returns once everything written for `table_id` so far is as safe as an acknowledged
+        write (the replicas a write waits for hold it); WriteUnconfirmed if not in time. A
+        retried move found already made is answered only after this."""
+
     async def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Releases connections and files."""
 
 
 def open_store(url: str) -> Store:
     """A store from its URL: `memory`, `sqlite:<path>` (created if absent),
-    `redis://host:port/db[?prefix=...&retention=seconds]` or, on a Redis Cluster,
-    `redis+cluster://host:port,host:port/[?prefix=...&buckets=n]`."""
+    `redis://host:port/db[?prefix=...&retention=seconds]`,
+    `redis+sentinel://host:26379,host:26379/service/db[?...]` or, on a Redis Cluster,
+    `redis+cluster://host:port,host:port/[?prefix=...&buckets=n]` (`service.redis_connect`)."""
     if url == "memory":
         from service.store_memory import MemoryStore
 
@@ -207,12 +219,13 @@ def open_store(url: str) -> Store:
 
         path = url.removeprefix("sqlite:").removeprefix("//") or "./var/croupier.db"
         return SQLiteStore(path)
-    if url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://",
-                       "rediss+cluster://")):
+    if url.lower().startswith(("redis://", "rediss://", "unix://", "redis+sentinel://",
+                               "rediss+sentinel://", "redis+cluster://", "rediss+cluster://")):
         from service.store_redis import RedisStore
 
         return RedisStore(url)
     raise ValueError(
-        f"unknown store {masked(url)!r}; use 'memory', 'sqlite:<path>' or "
-        "'redis://host:port/db' or 'redis+cluster://host:port,host:port/'"
+        f"unknown store {masked(url)!r}; use 'memory', 'sqlite:<path>', "
+        "'redis://host:port/db', 'redis+sentinel://host:26379,host:26379/service/db' or "
+        "'redis+cluster://host:port,host:port/'"
     )

@@ -1,9 +1,12 @@
 """Redis store: what several server replicas share, on one Redis or a Redis Cluster.
 
-URL: `redis://host:port/db?prefix=croupier:&retention=86400` (`rediss://` for TLS), or on a
-cluster `redis+cluster://host:port,host:port/?prefix=croupier:&buckets=16&wait=1`
-(`service.redis_cluster`). Every key starts with the prefix, so several deployments (or test
-runs) can share one Redis.
+URL (`service.redis_connect` reads it and builds every client): `redis://host:port/db?prefix=
+croupier:&retention=86400` (`rediss://` for TLS), the primary that Redis Sentinel names,
+`redis+sentinel://host:26379,host:26379/service/db?...`, or a Redis Cluster,
+`redis+cluster://host:port,host:port/?prefix=croupier:&buckets=16` (`service.redis_cluster`).
+With `wait_replicas=N&wait_timeout_ms=T`, on any of them, table writes are acknowledged only
+once N replicas hold them (`service.redis_acks`). Every key starts with the prefix, so several
+deployments (or test runs) can share one Redis.
 
 Buckets and hash tags. A cluster runs a script, a MULTI/EXEC or a multi-key XREAD only on keys
 of one hash slot, and a key's slot is the hash of its first `{...}` (its hash tag). Tables are
@@ -48,9 +51,10 @@ Layout, per table `<id>`:
 Every write is one Lua script, atomic in Redis: check the version (the compare-and-set), write
 the record, XADD the events, update the indexes, and, when the table finishes and a retention is
 set, EXPIRE its record and stream. Bot-seat claims need nothing more: JoinTable commits with the
-version it read, so of two racing joins of one seat exactly one lands. On a cluster with
-`wait=N`, the script is followed by WAIT on the same connection: the write is acknowledged once
-N replicas have it (or after `wait_ms`), so a failover loses no acknowledged write.
+version it read, so of two racing joins of one seat exactly one lands. With `wait_replicas=N`,
+the script is followed by WAIT on the same connection (on a cluster: to the table's slot's
+primary): the write is acknowledged once N replicas have it, and fails UNAVAILABLE when they do
+not confirm it in time (`service.redis_acks`).
 
 Ids of expired tables stay in the indexes until a listing meets them and drops them.
 
@@ -76,11 +80,9 @@ import zlib
 from collections import deque
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError, RedisClusterException, RedisError, WatchError
+from redis.exceptions import RedisClusterException, RedisError, ResponseError, WatchError
 
 from common.logging import get_logger
 from service.model import (
@@ -108,12 +110,16 @@ from service.model import (
 from service.player_index import closed_at, players_of
 from service.rating_history import RatingPoints
 from service.rating_history_redis import queue_history, read_history, read_names
-from service.redis_cluster import (
-    DEFAULT_CLUSTER_BUCKETS,
+from service.redis_acks import Acknowledger
+from service.redis_connect import (
     OUTAGES,
-    cluster_client,
-    is_cluster,
-    node_options,
+    Client,
+    close_client,
+    dedicated,
+    node_client,
+    parse_store_url,
+    pooled,
+    refused_by_primary,
 )
 from service.store import (
     Ratings,
@@ -128,13 +134,8 @@ from service.store import (
 )
 from service.store_redis_players import PLAYERS_LUA, RedisPlayers
 
-Redis = aioredis.Redis | RedisCluster
-
-DEFAULT_PREFIX = "croupier:"
-MAX_BUCKETS = 1024
-# how long a cluster write waits for its replicas by default (`wait_ms=`) before it is
-# acknowledged anyway (a replica down must not stall every move)
-WAIT_MS = 500
+Redis = Client
+# the pool of a store's (and tickets') client on one Redis or the Sentinel-named primary
 POOL_CONNECTIONS = 64
 POOL_WAIT_SECONDS = 10.0
 # longest a blocked XREAD waits before it looks at its waiters again (ms)
@@ -149,22 +150,6 @@ READER_RETRY_SECONDS = 0.2
 
 log = get_logger("croupier.store")
 
-
-def connection_options() -> dict[str, Any]:
-    """Options for every Redis connection of the store.
-
-    redis-py 7+ enables "maintenance notifications" by default (`auto`), and with them its pool
-    skips the check that a connection it hands out is still open. After Redis restarted, each
-    idle pooled connection then failed its first command ("Connection closed by server"), so
-    a client got UNAVAILABLE even though Redis was back. Those notifications come from managed
-    Redis over RESP3 only; the store speaks RESP2, so switching them off loses nothing and
-    brings the check back: a stale connection is reconnected before it is used.
-    """
-    try:
-        from redis.maint_notifications import MaintNotificationsConfig
-    except ImportError:  # older redis-py: no such notifications, the check always runs
-        return {}
-    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
 # ids read from an index per round while a filtered listing fills its page
 LIST_PAGE = 200
 # ids read per bucket and round when the buckets' indexes are merged
@@ -275,66 +260,9 @@ return 1
 
 
 def parse_url(url: str) -> tuple[str, str, float]:
-    """(the URL redis-py understands, key prefix, retention seconds) from a store URL."""
-    parts = urlsplit(url)
-    query = parse_qs(parts.query, keep_blank_values=True)
-    prefix = query.pop("prefix", [DEFAULT_PREFIX])[-1]
-    raw = query.pop("retention", ["0"])[-1] or "0"
-    try:
-        retention = float(raw)
-    except ValueError:
-        raise ValueError(f"retention must be a number of seconds, got {raw!r}") from None
-    if retention < 0:
-        raise ValueError("retention may not be negative")
-    for own in ("buckets", "wait", "wait_ms"):  # the store's own settings, not redis-py's
-        query.pop(own, None)
-    rest = urlencode({k: v[-1] for k, v in query.items()})
-    # written out rather than urlunsplit, which drops the // of a URL without a host
-    # (unix:///path -> unix:/path), a form redis-py 8 refuses
-    url = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
-    return url, prefix, retention
-
-
-def buckets_of(url: str) -> int:
-    """How many buckets the store's tables are spread over (`buckets=`; a plain Redis: 1)."""
-    raw = parse_qs(urlsplit(url).query).get("buckets", [""])[-1]
-    if not raw:
-        return DEFAULT_CLUSTER_BUCKETS if is_cluster(url) else 1
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_BUCKETS:
-        raise ValueError(f"buckets must be a whole number from 1 to {MAX_BUCKETS}, got {raw!r}")
-    return int(raw)
-
-
-def wait_of(url: str) -> tuple[int, int]:
-    """(replicas a cluster write waits for, for at most how many ms) from `wait=` and
-    `wait_ms=` (none unless asked: a cluster without replicas would wait out every write)."""
-    query = parse_qs(urlsplit(url).query)
-    raw, ms = query.get("wait", ["0"])[-1], query.get("wait_ms", [str(WAIT_MS)])[-1]
-    if not raw.isdigit() or not ms.isdigit():
-        raise ValueError(f"wait and wait_ms must be whole numbers, got {raw!r} and {ms!r}")
-    return int(raw), int(ms)
-
-
-def open_client(url: str) -> Redis:
-    """The store's client for a URL parse_url returned: a cluster's, or a blocking pool's.
-
-    A blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free connection
-    instead of failing (redis-py 8's default pool refuses the 101st at once, which turned 100
-    busy tables into UNAVAILABLE answers)."""
-    if is_cluster(url):
-        return cluster_client(url, **connection_options())
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS, **connection_options()
-    )
-    return aioredis.Redis(connection_pool=pool)
-
-
-async def close_client(client: Redis) -> None:
-    """Closes a client of open_client and its connections."""
-    if isinstance(client, RedisCluster):
-        await client.aclose()
-    else:
-        await client.aclose(close_connection_pool=True)
+    """(the connection URL, key prefix, retention seconds) from a store URL."""
+    parsed = parse_store_url(url)
+    return parsed.url, parsed.prefix, parsed.retention
 
 
 @contextlib.contextmanager
@@ -344,6 +272,10 @@ def _reachable() -> Iterator[None]:
         yield
     except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _text(value: bytes | str) -> str:
@@ -429,11 +361,8 @@ class _Reader:
                 await self._store._redis.initialize()  # at once when it already is
                 node = self._store._redis.get_node_from_key(self._store._keys[self._bucket].created)
                 self._node = node
-                self._conn = aioredis.Redis(
-                    host=node.host, port=node.port, single_connection_client=True,
-                    **{**node_options(self._store._url), "socket_timeout": READER_SOCKET_TIMEOUT},
-                    **connection_options(),
-                )
+                self._conn = node_client(self._store._url, node.host, node.port,
+                                         socket_timeout=READER_SOCKET_TIMEOUT)
         return self._conn
 
     async def _drop(self) -> None:
@@ -543,13 +472,19 @@ class RedisStore(RedisPlayers, Store):
         retention: float | None = None,
         buckets: int | None = None,
     ):
-        self._url, url_prefix, url_retention = parse_url(url)
-        self.prefix = url_prefix if prefix is None else prefix
-        self.retention = url_retention if retention is None else retention
-        self.cluster = is_cluster(self._url)
-        self.buckets = buckets_of(url) if buckets is None else buckets
-        self._wait, self._wait_ms = wait_of(url) if self.cluster else (0, 0)
-        self._redis: Redis = open_client(self._url)
+        parsed = parse_store_url(url)
+        self._url = parsed.url
+        self.prefix = parsed.prefix if prefix is None else prefix
+        self.retention = parsed.retention if retention is None else retention
+        self.cluster = parsed.cluster
+        self.buckets = parsed.buckets if buckets is None else buckets
+        # a blocking pool: past POOL_CONNECTIONS calls in flight, a call waits for a free
+        # connection instead of failing (redis-py 8's default pool refuses the 101st at once,
+        # which turned 100 busy tables into UNAVAILABLE answers); a cluster's own client
+        self._redis: Redis = pooled(
+            self._url, max_connections=POOL_CONNECTIONS, pool_timeout=POOL_WAIT_SECONDS
+        )
+        self._acks = Acknowledger(self._redis, parsed.ack)
         self._script = self._redis.register_script(COMMIT_LUA)
         self._touch = self._redis.register_script(TOUCH_LUA)
         self._seats_json = SeatsJson()
@@ -568,9 +503,7 @@ class RedisStore(RedisPlayers, Store):
         return self._redis
 
     def _new_connection(self, **options: Any) -> aioredis.Redis:
-        return aioredis.from_url(
-            self._url, single_connection_client=True, **connection_options(), **options
-        )
+        return dedicated(self._url, **options)
 
     # --- keys ---------------------------------------------------------------------------
     def bucket(self, table_id: str) -> int:
@@ -720,10 +653,10 @@ class RedisStore(RedisPlayers, Store):
         for player in players_of(record):
             keys += self.player_keys(player, b.base)
         with _reachable():
-            if self._wait:
-                result = await self._script_then_wait(keys, args)
-            else:
-                result = await self._script(keys=keys, args=args)
+            result = await self._acks.write(
+                self._script, keys, args, lambda r: r[0] in (b"ok", "ok"),
+                f"table {record.table_id} at version {record.version}",
+            )
         outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
         if outcome == "ok":
             return
@@ -735,27 +668,6 @@ class RedisStore(RedisPlayers, Store):
             raise VersionConflict(f"a person came back to table {record.table_id}")
         found = result[1].decode() if isinstance(result[1], bytes) else result[1]
         raise VersionConflict(f"table {record.table_id} is at version {found}, not {expected}")
-
-    async def _script_then_wait(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """COMMIT_LUA, then WAIT for the replicas on the same connection (the only one whose
-        writes WAIT counts): a write is acknowledged once it is on a replica too, so a primary
-        killed at once loses none that a client was told of (unless the wait timed out)."""
-        assert isinstance(self._redis, RedisCluster)
-        await self._redis.initialize()
-        for _ in range(2):
-            # one pipeline, both commands to the slot's primary: one connection, in order
-            node = self._redis.get_node_from_key(keys[0])
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.evalsha(self._script.sha, len(keys), *keys, *args)
-                pipe.execute_command("WAIT", self._wait, self._wait_ms, target_nodes=node)
-                result, _ = await pipe.execute(raise_on_error=False)
-            if isinstance(result, NoScriptError):  # a primary new since (a failover)
-                await self._redis.script_load(COMMIT_LUA)
-                continue
-            if isinstance(result, Exception):
-                raise result
-            return result
-        raise NoScriptError("the commit script could not be loaded")
 
     async def create(self, record: TableRecord, events: Sequence[Event]) -> None:
         check_commit(record, events, 0)
@@ -776,6 +688,10 @@ class RedisStore(RedisPlayers, Store):
         keys = [self._record_key(table_id), b.idle[Status.WAITING], b.idle[Status.PLAYING]]
         with _reachable():
             await self._touch(keys=keys, args=[table_id, repr(float(seen_at))])
+
+    async def confirm(self, table_id: str) -> None:
+        with _reachable():
+            await self._acks.confirm(self._record_key(table_id), f"table {table_id}")
 
     # --- reading ------------------------------------------------------------------------
     async def get(self, table_id: str) -> TableRecord | None:

@@ -22,9 +22,11 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from redis.exceptions import ResponseError
+
 from service.model import TableRecord
 from service.player_index import belongs
-from service.redis_cluster import OUTAGES
+from service.redis_connect import OUTAGES, refused_by_primary
 from service.store import StoreUnavailable
 
 # ids read per round from a player's set of open tables while a listing fills its page
@@ -71,6 +73,10 @@ def _reachable() -> Iterator[None]:
         yield
     except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _text(value: bytes | str) -> str:

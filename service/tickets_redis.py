@@ -26,9 +26,18 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from service.redis_cluster import OUTAGES, is_cluster
+from redis.exceptions import ResponseError
+
+from service.redis_connect import (
+    OUTAGES,
+    Client,
+    close_client,
+    is_cluster,
+    pooled,
+    refused_by_primary,
+)
 from service.store import StoreUnavailable
-from service.store_redis import Redis, close_client, open_client
+from service.store_redis import POOL_CONNECTIONS, POOL_WAIT_SECONDS
 from service.tickets import (
     KEEP_FINISHED_SECONDS,
     Ticket,
@@ -157,6 +166,10 @@ def _reachable() -> Iterator[None]:
         yield
     except OUTAGES as e:
         raise StoreUnavailable(f"Redis: {type(e).__name__}: {e}") from None
+    except ResponseError as e:
+        if not refused_by_primary(e):
+            raise
+        raise StoreUnavailable(f"Redis: {e}") from None
 
 
 def _text(value: Any) -> str:
@@ -176,9 +189,10 @@ class RedisTickets(TicketStore):
         # where every key starts: the prefix, and on a cluster the one slot's hash tag
         self.base = f"{prefix}{{mm}}" if is_cluster(url) else prefix
         self._keep = str(int(keep))
-        # as the table store's client: on a plain Redis a blocking pool, past its size a call
+        # as the table store's client: on one Redis a blocking pool, past its size a call
         # waits for a connection rather than failing (a crowd calling FindMatch at once)
-        self._redis: Redis = open_client(url)
+        self._redis: Client = pooled(
+            url, max_connections=POOL_CONNECTIONS, pool_timeout=POOL_WAIT_SECONDS)
         self._route = [f"{self.base}mm:queues"]  # the scripts' declared key (module docstring)
         self._open = self._redis.register_script(OPEN_LUA)
         self._claim = self._redis.register_script(CLAIM_LUA)

@@ -24,7 +24,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -166,6 +165,22 @@ def redis_of(docs: list[dict[str, Any]]) -> dict[str, Any]:
                 and d["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/name")
                 == "croupier-redis"]
     return found
+
+
+def redis_config_lines(docs: list[dict[str, Any]]) -> list[str]:
+    """The lines the Redis pods' init script writes into redis.conf and sentinel.conf (its
+    `echo "..."` lines, in order, with shell quoting undone)."""
+    script = find(docs, "ConfigMap", "croupier-redis-scripts")["data"]["init.sh"]
+    return [m.group(1).replace('\\"', '"')
+            for m in re.finditer(r'echo "((?:[^"\\]|\\.)*)"', script)]
+
+
+def redis_setting(docs: list[dict[str, Any]], name: str) -> str:
+    """A data node setting (redis.conf), as the init script writes it."""
+    found = [line.split(" ", 1)[1] for line in redis_config_lines(docs)
+             if line.split(" ", 1)[0] == name]
+    assert found, f"redis.conf sets no {name}"
+    return found[0]
 
 
 # --- the files themselves (no kubectl needed) ----------------------------------------------
@@ -390,9 +405,13 @@ def test_overlay_contents(rendered: tuple[str, list[dict[str, Any]]]) -> None:
     else:
         assert server["spec"]["replicas"] == 3
         redis = redis_of(docs)
-        args = container(redis, "redis")["args"]
-        assert args[args.index("--appendonly") + 1] == "yes"
+        # a drain proceeds without an operator, one Redis pod at a time (its replica, or the
+        # sentinels' quorum, carries on)
+        pdb = find(docs, "PodDisruptionBudget", "croupier-redis")
+        assert pdb["spec"]["maxUnavailable"] == 1
         if overlay == "cluster":
+            args = container(redis, "redis")["args"]
+            assert args[args.index("--appendonly") + 1] == "yes"
             # three primaries with a replica each, made once by the Job
             assert args[args.index("--cluster-enabled") + 1] == "yes"
             assert redis["spec"]["replicas"] == 6
@@ -402,8 +421,30 @@ def test_overlay_contents(rendered: tuple[str, list[dict[str, Any]]]) -> None:
             # every pod of the StatefulSet, by its stable name
             assert "for i in " + " ".join(map(str, range(redis["spec"]["replicas"]))) in script
             assert f"{redis['metadata']['name']}-$i.{redis['spec']['serviceName']}" in script
-            assert "croupier-redis" not in {d["metadata"]["name"] for d in docs
-                                            if d["kind"] == "StatefulSet"}
+            # nothing of prod's Sentinel is left: no sentinel pods, scripts, Service or port
+            names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+            assert not names & {("StatefulSet", "croupier-redis"),
+                                ("ConfigMap", "croupier-redis-scripts"),
+                                ("Service", "croupier-redis-headless")}
+            assert "sentinel" not in {c["name"] for _, pod in pods(docs)
+                                      for c in all_containers(pod)}
+            assert "26379" not in yaml.safe_dump_all(docs)
+        else:
+            # a primary and two replicas, a sentinel beside each, one pod per node
+            assert redis["metadata"]["name"] == "croupier-redis"
+            assert redis["spec"]["replicas"] == 3
+            assert {c["name"] for c in redis["spec"]["template"]["spec"]["containers"]} == {
+                "redis", "sentinel"}
+            anti = redis["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
+            assert anti["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == (
+                "kubernetes.io/hostname")
+            assert redis_setting(docs, "appendonly") == "yes"
+            assert redis_setting(docs, "appendfsync") == "always"
+            lines = redis_config_lines(docs)
+            (monitor,) = [line for line in lines if line.startswith("sentinel monitor ")]
+            quorum = int(monitor.split()[-1])
+            assert redis["spec"]["replicas"] - pdb["spec"]["maxUnavailable"] >= quorum
+            assert quorum > redis["spec"]["replicas"] // 2, "two partitions never both fail over"
         hpa = find(docs, "HorizontalPodAutoscaler", "croupier-bots")
         assert hpa["spec"]["scaleTargetRef"]["name"] == "croupier-bots"
         assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
@@ -420,8 +461,8 @@ def test_server_manifest_matches_the_server(
     rendered: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from service.cli import build_parser
+    from service.redis_connect import parse_store_url, sentinel_target
     from service.server import SERVICE_NAME
-    from service.store_redis import parse_url
 
     overlay, docs = rendered
     server = find(docs, "Deployment", "croupier-server")
@@ -459,39 +500,64 @@ def test_server_manifest_matches_the_server(
         mounts = [m["mountPath"] for m in c["volumeMounts"]]
         assert any(path.is_relative_to(m) for m in mounts if m != "/tmp")
     else:
-        url, _, retention = parse_url(args.store)
-        parts = urlsplit(url)
-        assert retention > 0
+        store = parse_store_url(args.store)
+        assert store.retention > 0
+        # one WAIT setting on every Redis form: a move is acknowledged once a replica holds
+        # it, and an unconfirmed one answers UNAVAILABLE soon enough for a client to retry
+        assert 0 < store.ack.timeout_ms <= 5000
         redis = redis_of(docs)
         if overlay == "cluster":
             from service.redis_cluster import cluster_nodes, node_options
-            from service.store_redis import buckets_of, wait_of
 
-            assert parts.scheme == "redis+cluster"
-            assert buckets_of(args.store) > 1 and wait_of(args.store)[0] == 1
+            assert store.cluster and store.buckets > 1
+            # each primary has one replica: a write waits for that one
+            assert store.ack.replicas == 1
             # pods of the cluster's StatefulSet by their stable names, on its Redis port
             sts, governing = redis["metadata"]["name"], redis["spec"]["serviceName"]
             assert find(docs, "Service", governing)["spec"]["clusterIP"] == "None"
-            for host, node_port in cluster_nodes(url):
+            for host, node_port in cluster_nodes(store.url):
                 node, _, under = host.partition(".")
                 assert under == governing and node.startswith(f"{sts}-")
                 assert int(node.rsplit("-", 1)[1]) < redis["spec"]["replicas"]
                 assert node_port == port_named(container(redis, "redis"), "redis")
-            password = node_options(url)["password"]
-        else:
-            assert parts.scheme == "redis"
-            redis_service = find(docs, "Service", parts.hostname or "")
-            assert redis_service["spec"]["ports"][0]["port"] == parts.port
-            password = parts.password
-        # the password Redis requires, from the same Secret key, and only from a Secret
-        redis_env = env_of(container(redis, "redis"))
-        redis_args = container(redis, "redis")["args"]
-        required = redis_args[redis_args.index("--requirepass") + 1]
-        assert required == "$(REDIS_PASSWORD)"
-        assert password == redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"]
-        assert password == secret_sample("croupier-redis", "password")
-        if overlay == "cluster":  # replicas authenticate to their primary with it too
+            password = node_options(store.url)["password"]
+            # the password Redis requires, from the same Secret key, and only from a Secret
+            redis_env = env_of(container(redis, "redis"))
+            redis_args = container(redis, "redis")["args"]
+            assert redis_args[redis_args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
+            assert password == redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"]
+            assert password == secret_sample("croupier-redis", "password")
+            # replicas authenticate to their primary with it too
             assert redis_args[redis_args.index("--masterauth") + 1] == "$(REDIS_PASSWORD)"
+        else:
+            assert store.sentinel
+            target = sentinel_target(store.url)
+            headless = find(docs, "Service", redis["spec"]["serviceName"])
+            sentinel_port = port_named(container(redis, "sentinel"), "sentinel")
+            assert any(p["port"] == sentinel_port for p in headless["spec"]["ports"])
+            # every sentinel, by the stable name of its pod
+            assert list(target.sentinels) == [
+                (f"croupier-redis-{i}.{headless['metadata']['name']}", sentinel_port)
+                for i in range(redis["spec"]["replicas"])
+            ]
+            # the service name the sentinels monitor
+            lines = redis_config_lines(docs)
+            (monitor,) = [line for line in lines if line.startswith("sentinel monitor ")]
+            assert monitor.split()[2] == target.service
+            # moves acknowledged once a replica holds them, never waiting for more than exist
+            assert 1 <= store.ack.replicas <= redis["spec"]["replicas"] - 1
+            # the password Redis and the sentinels require, from the same Secret key, and only
+            # from a Secret (the init script writes it into the configs from the environment)
+            (init,) = redis["spec"]["template"]["spec"]["initContainers"]
+            assert env_of(init)["REDIS_PASSWORD"] == secret_sample("croupier-redis", "password")
+            assert "requirepass $REDIS_PASSWORD" in lines
+            assert "masterauth $REDIS_PASSWORD" in lines
+            assert f"sentinel auth-pass {target.service} $REDIS_PASSWORD" in lines
+            redis_env = env_of(container(redis, "redis"))
+            password = secret_sample("croupier-redis", "password")
+            assert target.data["password"] == password == redis_env["REDISCLI_AUTH"]
+            assert target.sentinel["password"] == password
+            assert env_of(container(redis, "sentinel"))["REDISCLI_AUTH"] == password
     # the API key file the server reads is a file of the Secret croupier-api-keys
     assert args.api_keys, "a server open to anyone who reaches its port"
     assert mounted_secret(pod, c, args.api_keys) == ("croupier-api-keys", "api-keys")
@@ -633,8 +699,8 @@ def test_selectors_budgets_and_policies_name_real_pods(
         for rule in redis_policy["spec"]["ingress"]
         for peer in rule["from"]
     ]
-    assert sources == [{"croupier-server"}], "only servers reach Redis"
     if overlay == "cluster":
+        assert sources == [{"croupier-server"}], "only servers reach Redis"
         # besides: the nodes one another (replication, the bus) and the Job that joins them
         peers = find(docs, "NetworkPolicy", "redis-cluster-peers")
         assert selected(peers["spec"]["podSelector"]["matchLabels"]) == {redis}
@@ -643,6 +709,10 @@ def test_selectors_budgets_and_policies_name_real_pods(
             {redis}, {"croupier-redis-cluster-create"}]
         bus = port_named(container(redis_of(docs), "redis"), "bus")
         assert {p["port"] for p in rule["ports"]} == {6379, bus}
+    else:
+        # servers, and the Redis pods each other (replication, the sentinels' gossip)
+        assert set().union(*sources) == {"croupier-server", "croupier-redis"}, (
+            "only servers reach Redis")
     bots_policy = by_target[frozenset({"croupier-bots"})]
     assert "Egress" in bots_policy["spec"]["policyTypes"]
     for rule in bots_policy["spec"]["egress"]:
@@ -785,12 +855,17 @@ def test_redis_refuses_writes_before_its_memory_limit_and_never_evicts(
         assert not [d for d in docs if d["kind"] == "StatefulSet"]
         return
     redis = container(redis_of(docs), "redis")
-    args = redis["args"]
-    maxmemory = redis_bytes(args[args.index("--maxmemory") + 1])
+    if overlay == "cluster":  # the nodes' settings are their arguments
+        args = redis["args"]
+        maxmemory = redis_bytes(args[args.index("--maxmemory") + 1])
+        policy = args[args.index("--maxmemory-policy") + 1]
+    else:  # the settings the init script writes into redis.conf
+        maxmemory = redis_bytes(redis_setting(docs, "maxmemory"))
+        policy = redis_setting(docs, "maxmemory-policy")
     limit = quantity_bytes(redis["resources"]["limits"]["memory"])
     # room for the AOF rewrite's copy-on-write pages, client buffers and fragmentation
     assert 0 < maxmemory <= 0.75 * limit, (maxmemory, limit)
-    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    assert policy == "noeviction"
 
 
 @needs_kubectl

@@ -93,15 +93,22 @@ def test_a_server_logs_no_store_password_nor_api_key(
         assert secret not in text, secret
 
 
-def test_a_store_url_a_server_refuses_is_quoted_masked(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("url", "quoted"), [
+    ("mongodb://:{}@127.0.0.1:27017/0", "unknown store 'mongodb://:***@127.0.0.1:27017/0'"),
+    # a Sentinel URL without the primary's service name
+    ("redis+sentinel://:{}@127.0.0.1:26379", "not 'redis+sentinel://:***@127.0.0.1:26379'"),
+])
+def test_a_store_url_a_server_refuses_is_quoted_masked(
+    tmp_path: Path, url: str, quoted: str
+) -> None:
     log_file = tmp_path / "all.jsonl"
     done = subprocess.run(
         [*CROUPIER, "serve", "--listen", f"127.0.0.1:{free_port()}", "--store",
-         f"redis+sentinel://:{PASSWORD}@127.0.0.1:26379/mymaster", "--log-file", str(log_file)],
+         url.format(PASSWORD), "--log-file", str(log_file)],
         cwd=REPO, capture_output=True, text=True, timeout=60, env=child_env(),
     )
     assert done.returncode == 1
-    assert "unknown store 'redis+sentinel://:***@127.0.0.1:26379/mymaster'" in done.stderr
+    assert quoted in done.stderr
     assert PASSWORD not in done.stderr + done.stdout + log_file.read_text()
 
 

@@ -24,10 +24,11 @@ import pytest
 from croupier.v1 import croupier_pb2 as pb
 
 from service.model import EventKind, Status, TableFilter
-from service.store import StoreUnavailable, VersionConflict
+from service.redis_connect import parse_store_url
+from service.store import StoreUnavailable, VersionConflict, WriteUnconfirmed
 from service.store_redis import RedisStore
 from tests.cluster_support import PrivateCluster, cluster_fixture
-from tests.store_support import HOUR, event, record, woken
+from tests.store_support import HOUR, event, record, seed_table, woken
 from tests.support import Client, ServerProcess, run_async
 
 pytestmark = pytest.mark.e2e
@@ -56,7 +57,7 @@ async def _retrying(what: Callable[[], Awaitable[T]], tries: int = 200) -> T:
 
 @run_async
 async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCluster) -> None:
-    url = f"{own_cluster.url}?prefix=soak:&buckets={BUCKETS}&wait=1&wait_ms=300"
+    url = f"{own_cluster.url}?prefix=soak:&buckets={BUCKETS}&wait_replicas=1&wait_timeout_ms=300"
     store, watcher = RedisStore(url), RedisStore(url)
     ids = [f"soak-{i}" for i in range(TABLES)]
     acked: dict[str, int] = {}  # table -> the highest version a commit of it was acked at
@@ -86,6 +87,8 @@ async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCl
                                            [event(t, v + 1)], v)
                         acked[t] = v + 1
                     except StoreUnavailable:
+                        # the failover, or a write its primary's replica did not confirm (no
+                        # replica while the victim is down): the next round retries it
                         unavailable += 1
                         await asyncio.sleep(0.05)
                     except VersionConflict:
@@ -130,9 +133,14 @@ async def test_tables_on_every_primary_survive_a_failover(own_cluster: PrivateCl
         assert {r.table_id for r in playing} == set(ids)
         counts = await store.count_tables()
         assert sum(counts.values()) == TABLES
-        # play goes on, on every shard
+        # play goes on, on every shard; a write that landed unconfirmed (its last try before
+        # the writers stopped) is taken up as a client's retry would: once confirmed
         for t in ids:
-            v = acked[t]
+            stored = await store.get(t)
+            assert stored is not None
+            if stored.version > acked[t]:
+                await _retrying(partial(store.confirm, t))
+            v = acked[t] = stored.version
             await store.commit(record(t, version=v + 1, status=Status.FINISHED,
                                       created_at=1000.0 + ids.index(t)),
                                [event(t, v + 1, EventKind.END, status=Status.FINISHED)], v)
@@ -250,3 +258,60 @@ async def test_a_bucket_reader_widens_its_xread_at_once(redis_cluster: PrivateCl
     finally:
         await a.close()
         await b.close()
+
+
+@run_async
+async def test_writes_wait_for_the_replica_of_their_slot(redis_cluster: PrivateCluster) -> None:
+    """The one WAIT setting on a cluster: WAIT goes to the primary of the table's slot, after
+    the script on the same connection. With wait_replicas=1 (each primary has one replica)
+    writes and `confirm` are acknowledged and the replica holds the record; asked for two, a
+    write lands on its primary yet fails WriteUnconfirmed (UNAVAILABLE), never applied twice,
+    and `confirm` fails the same way until enough replicas hold it."""
+    base = f"{redis_cluster.url}?prefix=ack:{random.getrandbits(32)}:&buckets={BUCKETS}"
+    one = RedisStore(f"{base}&wait_replicas=1&wait_timeout_ms=2000")
+    two = RedisStore(f"{base}&wait_replicas=2&wait_timeout_ms=100")
+    try:
+        ids = [f"ack-{i}" for i in range(6)]
+        for t in ids:
+            await seed_table(one, t)
+            await one.confirm(t)
+        homes = {t: redis_cluster.primary_of(one._record_key(t)) for t in ids}
+        assert len(set(homes.values())) >= 2, "six tables over sixteen buckets on one primary"
+        for t, primary in homes.items():  # the replica of the table's primary holds it
+            with redis_cluster.conn(redis_cluster.replica_of(primary)) as replica:
+                replica.execute_command("READONLY")  # a replica answers reads of its slots
+                assert replica.hget(one._record_key(t), "version") == b"1", t
+
+        t = ids[0]
+        with pytest.raises(WriteUnconfirmed, match="0 of the 2|1 of the 2"):
+            await two.commit(record(t, version=2, status=Status.PLAYING), [event(t, 2)], 1)
+        stored = await two.get(t)
+        assert stored is not None and stored.version == 2  # on the primary, not acknowledged
+        with pytest.raises(VersionConflict):  # a second write at the old version is refused
+            await two.commit(record(t, version=2, status=Status.PLAYING), [event(t, 2)], 1)
+        with pytest.raises(WriteUnconfirmed):
+            await two.confirm(t)
+        await one.confirm(t)  # the one replica there is holds it
+        with pytest.raises(WriteUnconfirmed):  # a new table too: written, not acknowledged
+            await seed_table(two, "ack-new")
+        assert await one.get("ack-new") is not None
+    finally:
+        await one.close()
+        await two.close()
+
+
+def test_cluster_urls_take_the_one_wait_setting() -> None:
+    parsed = parse_store_url(
+        "redis+cluster://:pw@n1:7000,n2:7001/?prefix=p:&wait_replicas=1&wait_timeout_ms=800")
+    assert parsed.cluster and not parsed.sentinel and parsed.buckets == 16
+    assert (parsed.ack.replicas, parsed.ack.timeout_ms) == (1, 800)
+    assert "wait" not in parsed.url and "prefix" not in parsed.url
+    assert parse_store_url("redis://h/0?buckets=4").buckets == 4
+    assert parse_store_url("redis://h/0").buckets == 1
+    # the names before the one setting are refused, not silently ignored
+    with pytest.raises(ValueError, match="unknown setting 'wait'"):
+        parse_store_url("redis+cluster://n1:7000/?wait=1&wait_ms=500")
+    with pytest.raises(ValueError, match="buckets must be a whole number"):
+        parse_store_url("redis+cluster://n1:7000/?buckets=0")
+    with pytest.raises(ValueError, match="no databases"):
+        parse_store_url("redis+cluster://n1:7000/2")
